@@ -1,0 +1,67 @@
+# syntax=docker/dockerfile:1
+#
+# The Hosted Agents server image: one image, three roles chosen by the command
+# (`api`, `worker`, `migrate`; see cli/main.ts). There is no compile step: the CLI runs the
+# TypeScript sources through tsx (a runtime dependency), so the image carries sources, not dist/.
+#
+#   docker build -t hosted-agents .
+#   docker run --rm -e DATABASE_URL=postgres://… -e TEMPORAL_ADDRESS=temporal:7233 hosted-agents migrate
+#   docker run --rm -p 8080:8080 -e DATABASE_URL=… -e TEMPORAL_ADDRESS=… hosted-agents            # api
+#   docker run --rm -e DATABASE_URL=… -e TEMPORAL_ADDRESS=… hosted-agents worker
+#
+# docker-compose.yml runs the whole set (postgres, temporal, temporal-ui, migrate, api, worker).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- deps: production node_modules only -----------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+# The lockfile covers the npm workspace `sdk`, so `npm ci` needs its package.json (only that:
+# the server does not import the SDK; its one runtime dependency is installed and unused).
+COPY package.json package-lock.json ./
+COPY sdk/package.json ./sdk/package.json
+# Platform packages (Temporal core bridge, @swc/core for the workflow bundler, esbuild for tsx)
+# are prebuilt for linux/glibc, so no compiler toolchain is needed here.
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# --- runtime ----------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=8080
+WORKDIR /app
+
+# Code and dependencies stay owned by root (read-only to the service user).
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
+COPY sdk/package.json ./sdk/package.json
+COPY bin ./bin
+COPY cli ./cli
+COPY config ./config
+COPY api ./api
+COPY workers ./workers
+COPY workflows ./workflows
+COPY activities ./activities
+COPY db ./db
+COPY domain ./domain
+COPY infra ./infra
+# `embed` may be empty (git does not keep empty folders); the wildcard lets the build go on
+# without it and copies its contents when it has any.
+COPY embe[d] ./embed/
+
+# The only writable place: DATA_DIR for `hosted-agents start` (embedded mode). The production
+# roles keep no local state.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+
+# The `node` user (uid 1000) ships with the official image.
+USER node
+
+EXPOSE 8080
+
+# Liveness of the API role (`GET /healthz` touches nothing). Slim images have no curl: use
+# Node's fetch. Roles that serve no HTTP (worker, migrate) disable this in docker-compose.yml.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["node", "bin/hosted-agents.js"]
+CMD ["api"]

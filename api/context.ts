@@ -1,0 +1,30 @@
+import type { Client } from '@temporalio/client';
+import type Koa from 'koa';
+import type { Config } from '../config/env';
+import type { Db } from '../db/connect';
+import type { Repositories } from '../db/repositories';
+import type { Logger } from '../infra/logger';
+
+/** Everything the API needs, passed in explicitly (no module-level singletons). */
+export interface ApiDeps {
+  config: Config;
+  db: Db;
+  repos: Repositories;
+  temporal: Client;
+  logger: Logger;
+}
+
+export interface ApiState {
+  requestId: string;
+  /** Set by the auth middleware on authenticated routes. */
+  workspaceId?: string;
+}
+
+export type ApiContext = Koa.ParameterizedContext<ApiState>;
+
+/** The workspace of an authenticated request; routes behind `requireApiKey` always have one. */
+export function workspaceOf(ctx: ApiContext): string {
+  const id = ctx.state.workspaceId;
+  if (!id) throw new Error('workspaceOf() on a route without requireApiKey');
+  return id;
+}

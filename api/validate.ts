@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+import { AppError } from '../domain/errors';
+
+/** `agents[0].name`-style path of a zod issue; the root is named after where the value came from. */
+export function fieldPath(root: string, path: ReadonlyArray<PropertyKey>): string {
+  let out = root;
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
+  return out || root;
+}
+
+/**
+ * Parses input at the edge. Failure is a 400 `invalid_request` whose message names the field,
+ * e.g. `body.triggers[0].cron: invalid cron expression`.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root: 'body' | 'query' | 'path'): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  let path = issue.path;
+  let message = issue.message;
+  // An unknown key is reported on the object; name the key itself.
+  if (issue.code === 'unrecognized_keys') {
+    path = [...issue.path, issue.keys[0] ?? ''];
+    message = 'unknown field';
+  }
+  throw new AppError('invalid_request', `${fieldPath(root, path)}: ${message}`);
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { Config } from '../../config/env';
+import { createDb } from '../../db/connect';
+import { migrateLatest } from '../../db/migrate';
+import { createRepositories, type Repositories } from '../../db/repositories';
+import { openDatabase, type Say } from '../services';
+
+/** A failure the admin CLI reports as one line on stderr with exit code `exitCode`. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+/**
+ * Runs an admin verb on the database: DATABASE_URL, or the embedded one under DATA_DIR
+ * (the one `npm start` is running, or started just for this command).
+ */
+export async function withRepositories<T>(config: Config, say: Say, fn: (repos: Repositories) => Promise<T>): Promise<T> {
+  const database = await openDatabase(config, say);
+  const db = createDb({ url: database.url, poolMax: 2 });
+  try {
+    await migrateLatest(db);
+    return await fn(createRepositories(db));
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
+
+function parseArg<S extends z.ZodType>(schema: S, value: unknown, name: string): z.infer<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new CliError(`${name}: ${r.error.issues[0]?.message ?? 'invalid'} (got ${JSON.stringify(value)})`, 2);
+  return r.data;
+}
+
+const workspaceId = z.string().regex(/^ws_[0-9a-z]+$/, 'a workspace id (ws_…)');
+const keyId = z.string().regex(/^key_[0-9a-z]+$/, 'a key id (key_…)');
+const number = z.coerce.number().finite();
+
+export async function workspaceCreate(config: Config, say: Say, print: Say, opts: { name: string; credits: string; json?: boolean }) {
+  const name = parseArg(z.string().trim().min(1).max(200), opts.name, '--name');
+  const credits = parseArg(number.min(0), opts.credits, '--credits');
+  const out = await withRepositories(config, say, async (repos) => {
+    const workspace = await repos.workspaces.create({ name, credits });
+    const { apiKey } = await repos.apiKeys.create({ workspaceId: workspace.id });
+    return { workspace, apiKey };
+  });
+  if (opts.json) print(JSON.stringify(out));
+  else {
+    print(`workspace ${out.workspace.id} "${out.workspace.name}" with ${out.workspace.credits} credits`);
+    print(`API key (shown once): ${out.apiKey}`);
+  }
+}
+
+export async function workspaceList(config: Config, say: Say, print: Say, opts: { json?: boolean }) {
+  const list = await withRepositories(config, say, (repos) => repos.workspaces.list());
+  if (opts.json) print(JSON.stringify(list));
+  else for (const w of list) print(`${w.id}\t${w.credits}\t${w.createdAt}\t${w.name}`);
+}
+
+export async function workspaceCredits(config: Config, say: Say, print: Say, id: string, opts: { add: string; json?: boolean }) {
+  const wsId = parseArg(workspaceId, id, 'ID');
+  const amount = parseArg(number, opts.add, '--add');
+  const ws = await withRepositories(config, say, (repos) => repos.workspaces.addCredits({ id: wsId, amount }));
+  if (!ws) throw new CliError(`no workspace ${wsId}`);
+  print(opts.json ? JSON.stringify(ws) : `${ws.id} now has ${ws.credits} credits`);
+}
+
+export async function keyCreate(config: Config, say: Say, print: Say, opts: { workspace: string; json?: boolean }) {
+  const wsId = parseArg(workspaceId, opts.workspace, '--workspace');
+  const out = await withRepositories(config, say, async (repos) => {
+    if (!(await repos.workspaces.get({ id: wsId }))) throw new CliError(`no workspace ${wsId}`);
+    return repos.apiKeys.create({ workspaceId: wsId });
+  });
+  if (opts.json) print(JSON.stringify({ key: out.record, apiKey: out.apiKey }));
+  else print(`key ${out.record.id} for ${wsId} (shown once): ${out.apiKey}`);
+}
+
+export async function keyList(config: Config, say: Say, print: Say, opts: { workspace: string; json?: boolean }) {
+  const wsId = parseArg(workspaceId, opts.workspace, '--workspace');
+  const keys = await withRepositories(config, say, (repos) => repos.apiKeys.list({ workspaceId: wsId }));
+  if (opts.json) print(JSON.stringify(keys));
+  else for (const k of keys) print(`${k.id}\t${k.prefix}…\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+}
+
+export async function keyRevoke(config: Config, say: Say, print: Say, id: string, opts: { json?: boolean }) {
+  const kId = parseArg(keyId, id, 'KEY_ID');
+  const found = await withRepositories(config, say, (repos) => repos.apiKeys.revoke({ id: kId }));
+  if (!found) throw new CliError(`no key ${kId}`);
+  print(opts.json ? JSON.stringify({ id: kId, revoked: true }) : `key ${kId} revoked`);
+}

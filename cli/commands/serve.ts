@@ -1,0 +1,27 @@
+import type { Config } from '../../config/env';
+import { ConfigError } from '../../config/env';
+import type { Logger } from '../../infra/logger';
+import { runApi, runWorker } from '../runtime';
+import type { Say } from '../services';
+import { stopOnSignals } from '../shutdown';
+
+/** Production processes run against an existing database and cluster; nothing is started for them. */
+function requireRemote(config: Config, command: string): { databaseUrl: string; temporalAddress: string } {
+  if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL', `required by \`hosted-agents ${command}\` (npm start runs the embedded default)`);
+  if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS', `required by \`hosted-agents ${command}\` (host:port of the Temporal frontend)`);
+  return { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS };
+}
+
+/** `hosted-agents api`: the stateless HTTP tier; scale it horizontally. */
+export async function apiCommand(config: Config, logger: Logger, say: Say): Promise<void> {
+  const api = await runApi({ config, logger, ...requireRemote(config, 'api') });
+  stopOnSignals(() => api.stop(), say);
+  say(`API listening on ${config.HOST}:${api.port}`);
+}
+
+/** `hosted-agents worker`: polls the `turns` and `ops` task queues; scale it horizontally. */
+export async function workerCommand(config: Config, logger: Logger, say: Say): Promise<void> {
+  const worker = await runWorker({ config, logger, ...requireRemote(config, 'worker') });
+  stopOnSignals(() => worker.stop(), say);
+  say(`worker polling ${config.taskQueues.turns} and ${config.taskQueues.ops} on ${config.TEMPORAL_ADDRESS}`);
+}

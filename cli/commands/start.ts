@@ -1,0 +1,64 @@
+import { mkdir } from 'node:fs/promises';
+import type { Config } from '../../config/env';
+import { createDb } from '../../db/connect';
+import { migrateLatest } from '../../db/migrate';
+import { createRepositories } from '../../db/repositories';
+import type { Logger } from '../../infra/logger';
+import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
+import { runApi, runWorker, type Stoppable } from '../runtime';
+import { openDatabase, openTemporal, type Say } from '../services';
+import { stopOnSignals } from '../shutdown';
+
+/** Migrates, then makes sure the dev workspace and its key exist. */
+async function prepareDatabase(url: string, config: Config, say: Say) {
+  const db = createDb({ url, poolMax: 2 });
+  try {
+    const applied = await migrateLatest(db);
+    if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
+    return await ensureDevCredentials(createRepositories(db), config.dataDir, config.baseURL);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * `npm start`: the embedded default. Database and Temporal are started here unless
+ * DATABASE_URL / TEMPORAL_ADDRESS point elsewhere; then migrations, a worker and the API,
+ * all in one process tree that stops cleanly on SIGINT/SIGTERM.
+ */
+export async function startCommand(config: Config, logger: Logger, say: Say): Promise<void> {
+  await mkdir(config.dataDir, { recursive: true });
+  const stack: Stoppable[] = [];
+  const stopAll = async () => {
+    for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));
+  };
+  stopOnSignals(stopAll, say);
+  try {
+    const database = await openDatabase(config, say);
+    stack.push(database);
+    const temporal = await openTemporal(config, say);
+    stack.push(temporal);
+
+    const { credentials, created } = await prepareDatabase(database.url, config, say);
+
+    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger }));
+    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger }));
+
+    say('');
+    say('Hosted Agents is running.');
+    say(`  API          ${config.baseURL}`);
+    say(`  Embed        ${config.embedURL}/embed/v1.js`);
+    say(`  Temporal UI  ${temporal.uiURL ?? '(remote cluster: use its own UI)'}`);
+    say(`  Temporal     ${temporal.address} (namespace ${config.TEMPORAL_NAMESPACE})`);
+    say(`  PostgreSQL   ${database.embedded ? `embedded, data in ${config.dataDir}/postgres` : 'DATABASE_URL'}`);
+    say(`  Workspace    ${credentials.workspaceId}${created ? ' (created: dev, 1000 credits)' : ''}`);
+    say(`  API key      ${credentials.apiKey}`);
+    say(`  Credentials  ${devCredentialsPath(config.dataDir)}`);
+    say('');
+    say(`  curl -H "Authorization: Bearer ${credentials.apiKey}" ${config.baseURL}/v1/workspace`);
+    say('');
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}

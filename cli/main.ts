@@ -1,0 +1,75 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from '../config/env';
+import { createLogger } from '../infra/logger';
+import * as admin from './commands/admin';
+import { migrateCommand } from './commands/migrate';
+import { apiCommand, workerCommand } from './commands/serve';
+import { startCommand } from './commands/start';
+import { temporalCliCommand } from './commands/temporal-cli';
+
+/** Operator-facing lines go to stderr so that `--json` output on stdout stays machine-readable. */
+const say = (line: string) => process.stderr.write(`${line}\n`);
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+function fail(e: unknown): never {
+  if (e instanceof ConfigError) {
+    say(`configuration error: ${e.message}`);
+    process.exit(2);
+  }
+  if (e instanceof admin.CliError) {
+    say(`error: ${e.message}`);
+    process.exit(e.exitCode);
+  }
+  say(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  process.exit(1);
+}
+
+/** Wraps an action: config is loaded (and validated) only when a command runs. */
+function action<A extends unknown[]>(fn: (config: ReturnType<typeof loadConfig>, ...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    try {
+      await fn(loadConfig(), ...args);
+    } catch (e) {
+      fail(e);
+    }
+  };
+}
+
+/** Admin verbs print their answer and exit (the embedded database they may have started stops). */
+function adminAction<A extends unknown[]>(fn: (config: ReturnType<typeof loadConfig>, ...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    await action(fn)(...args);
+    process.exit(0);
+  };
+}
+
+const program = new Command('hosted-agents').description('Hosted Agents service and admin CLI').showHelpAfterError();
+
+program.command('start').description('everything in one process tree: embedded Postgres and Temporal unless configured, migrations, worker, API')
+  .action(action((config) => startCommand(config, createLogger(config.LOG_LEVEL), say)));
+program.command('api').description('the HTTP API (needs DATABASE_URL and TEMPORAL_ADDRESS)')
+  .action(action((config) => apiCommand(config, createLogger(config.LOG_LEVEL), say)));
+program.command('worker').description('a worker on the turns and ops task queues (needs DATABASE_URL and TEMPORAL_ADDRESS)')
+  .action(action((config) => workerCommand(config, createLogger(config.LOG_LEVEL), say)));
+program.command('migrate').description('apply database migrations; register search attributes when TEMPORAL_ADDRESS is set')
+  .action(adminAction((config) => migrateCommand(config, say)));
+program.command('temporal-cli').description('find, download or build the Temporal CLI (dev server) ahead of time; prints its path')
+  .action(adminAction((config) => temporalCliCommand(config, say, print)));
+
+const workspace = program.command('workspace').description('manage workspaces');
+workspace.command('create').requiredOption('--name <name>').requiredOption('--credits <n>').option('--json')
+  .action(adminAction((config, opts: { name: string; credits: string; json?: boolean }) => admin.workspaceCreate(config, say, print, opts)));
+workspace.command('list').option('--json')
+  .action(adminAction((config, opts: { json?: boolean }) => admin.workspaceList(config, say, print, opts)));
+workspace.command('credits').argument('<id>').requiredOption('--add <n>', 'credits to add (negative to remove)').option('--json')
+  .action(adminAction((config, id: string, opts: { add: string; json?: boolean }) => admin.workspaceCredits(config, say, print, id, opts)));
+
+const key = program.command('key').description('manage API keys');
+key.command('create').requiredOption('--workspace <id>').option('--json')
+  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin.keyCreate(config, say, print, opts)));
+key.command('list').requiredOption('--workspace <id>').option('--json')
+  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin.keyList(config, say, print, opts)));
+key.command('revoke').argument('<keyId>').option('--json')
+  .action(adminAction((config, id: string, opts: { json?: boolean }) => admin.keyRevoke(config, say, print, id, opts)));
+
+program.parseAsync(process.argv).catch(fail);

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import type { Db } from './connect';
+import * as m001 from './migrations/001_foundation';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are listed in code (not globbed from disk) so they run the same under tsx,
+ * compiled, and in the container image. Append new ones; never edit a released one.
+ */
+const migrations: ReadonlyArray<readonly [string, Migration]> = [['001_foundation', m001]];
+
+const source: Knex.MigrationSource<readonly [string, Migration]> = {
+  getMigrations: async () => [...migrations],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
+
+/** Applies every pending migration; returns the names applied. Safe to run concurrently (knex locks). */
+export async function migrateLatest(db: Db): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource: source, tableName: 'knex_migrations' })) as [
+    number,
+    string[],
+  ];
+  return applied;
+}

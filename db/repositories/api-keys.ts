@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newId, randomToken } from '../../domain/ids';
+import type { ApiKeyRecord } from '../../domain/workspace';
+import type { Db } from '../connect';
+import { iso } from '../rows';
+
+interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  hash: string;
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** API keys look like `sk_` + 40 base36 characters (~206 bits). */
+export const apiKeyPattern = /^sk_[0-9a-z]{40}$/;
+
+/** Keys are stored only as SHA-256: they are long random strings, so a slow KDF buys nothing. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function toRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    prefix: row.prefix,
+    createdAt: iso(row.created_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+export class ApiKeysRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Mints a key; the plain key is returned here once and never stored. */
+  async create(
+    { workspaceId }: { workspaceId: string },
+    trx?: Knex.Transaction,
+  ): Promise<{ record: ApiKeyRecord; apiKey: string }> {
+    const apiKey = `sk_${randomToken(40)}`;
+    const [row] = await (trx ?? this.db)<ApiKeyRow>('api_keys')
+      .insert({ id: newId('apiKey'), workspace_id: workspaceId, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 7) })
+      .returning('*');
+    return { record: toRecord(row!), apiKey };
+  }
+
+  async list({ workspaceId }: { workspaceId: string }, trx?: Knex.Transaction): Promise<ApiKeyRecord[]> {
+    const rows = await (trx ?? this.db)<ApiKeyRow>('api_keys')
+      .where({ workspace_id: workspaceId })
+      .orderBy('created_at', 'asc');
+    return rows.map(toRecord);
+  }
+
+  /** Revokes a key; returns false when there is no such key. Revoking twice keeps the first time. */
+  async revoke({ id }: { id: string }, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await (trx ?? this.db)<ApiKeyRow>('api_keys')
+      .where({ id })
+      .update({ revoked_at: (trx ?? this.db).raw('coalesce(revoked_at, now())') });
+    return n > 0;
+  }
+
+  /** The workspace id a live key belongs to, or undefined for an unknown or revoked key. */
+  async resolve({ apiKey }: { apiKey: string }): Promise<string | undefined> {
+    const row = await this.db<ApiKeyRow>('api_keys')
+      .where({ hash: hashApiKey(apiKey) })
+      .whereNull('revoked_at')
+      .first('workspace_id');
+    return row?.workspace_id;
+  }
+}

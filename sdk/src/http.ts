@@ -1,0 +1,164 @@
+import { errorFromResponse, ServiceError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+
+/** HTTP methods the service uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Query parameters; `undefined` values are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Per-call options of `HttpClient.request`. */
+export interface RequestOptions {
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Appended to the path as a query string. */
+  query?: Query;
+  /** Aborts the request; the call then rejects with code `aborted`. */
+  signal?: AbortSignal;
+}
+
+/** Per-call options of `HttpClient.stream`. */
+export interface StreamOptions {
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Extra headers; they override the defaults (`Accept: text/event-stream`, `Authorization`). */
+  headers?: Record<string, string>;
+  /** Aborts the request and the body stream. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The transport under every resource: one call is one request, with no retries and no
+ * caching. Failures of any kind reject with a `ServiceError`.
+ */
+export class HttpClient {
+  /** Wraps resolved options (see `resolveOptions`). */
+  constructor(private readonly options: ResolvedOptions) {}
+
+  /**
+   * Sends one JSON request and resolves to the parsed JSON answer (`undefined` for 204 or an
+   * empty body). The `timeout` option bounds the whole exchange, body included.
+   */
+  async request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
+    const headers = this.headers('application/json', opts.body);
+    const url = this.url(path, opts.query);
+    const outer = opts.signal;
+    if (outer?.aborted) throw transportError(outer.reason, { outer, url });
+    const controller = new AbortController();
+    const forward = () => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', forward, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeout);
+    try {
+      const response = await this.send(url, { method, headers, body: encode(opts.body), signal: controller.signal });
+      if (!response.ok) throw await errorFromResponse(response);
+      return await parseBody<T>(response);
+    } catch (error) {
+      throw transportError(error, { outer, url, timedOut, timeout: this.options.timeout });
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    }
+  }
+
+  /**
+   * Opens a streaming request and resolves to the `Response` once its headers arrive; the
+   * caller reads `response.body`. No timeout applies (streams can last as long as a turn);
+   * use `signal` to stop. A non-2xx answer rejects with a `ServiceError`.
+   */
+  async stream(method: HttpMethod, path: string, opts: StreamOptions = {}): Promise<Response> {
+    const headers = this.headers('text/event-stream', opts.body, opts.headers);
+    const url = this.url(path);
+    const outer = opts.signal;
+    try {
+      const init: RequestInit = { method, headers, body: encode(opts.body) };
+      if (outer) init.signal = outer;
+      const response = await this.send(url, init);
+      if (!response.ok) throw await errorFromResponse(response);
+      return response;
+    } catch (error) {
+      throw transportError(error, { outer, url });
+    }
+  }
+
+  private send(url: string, init: RequestInit): Promise<Response> {
+    // Called as a plain function: a browser's fetch throws when invoked as a method of another object.
+    const doFetch = this.options.fetch ?? globalThis.fetch;
+    return doFetch(url, init);
+  }
+
+  private url(path: string, query?: Query): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) params.append(key, String(value));
+    }
+    const search = params.toString();
+    return `${this.options.baseURL}${path}${search ? `?${search}` : ''}`;
+  }
+
+  private headers(accept: string, body: unknown, extra: Record<string, string> = {}): Headers {
+    const headers = new Headers({ Accept: accept });
+    if (body !== undefined) headers.set('Content-Type', 'application/json');
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    if (!headers.has('Authorization')) headers.set('Authorization', `Bearer ${this.apiKey()}`);
+    return headers;
+  }
+
+  private apiKey(): string {
+    const key = this.options.apiKey;
+    if (key) return key;
+    throw new ServiceError({
+      code: 'missing_api_key',
+      status: 401,
+      message: 'no API key: pass the apiKey option or set the SERVICE_API_KEY environment variable',
+    });
+  }
+}
+
+function encode(body: unknown): string | undefined {
+  return body === undefined ? undefined : JSON.stringify(body);
+}
+
+async function parseBody<T>(response: Response): Promise<T> {
+  const text = response.status === 204 ? '' : await response.text();
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new ServiceError({
+      code: 'invalid_response',
+      status: response.status,
+      retryable: false,
+      message: `the service answered ${response.status} with a body that is not JSON`,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      cause,
+    });
+  }
+}
+
+interface FailureContext {
+  url: string;
+  outer: AbortSignal | undefined;
+  timedOut?: boolean;
+  timeout?: number;
+}
+
+/** Maps whatever a failed exchange threw to a `ServiceError` (kept as is when it already is one). */
+function transportError(error: unknown, ctx: FailureContext): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (ctx.timedOut) {
+    return new ServiceError({ code: 'timeout', status: 0, message: `no answer from ${ctx.url} within ${ctx.timeout} ms`, cause: error });
+  }
+  if (ctx.outer?.aborted) {
+    return new ServiceError({ code: 'aborted', status: 0, retryable: false, message: 'the request was aborted', cause: ctx.outer.reason });
+  }
+  return new ServiceError({ code: 'connection_error', status: 0, message: `could not reach ${ctx.url}: ${describe(error)}`, cause: error });
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+}

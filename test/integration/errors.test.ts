@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { startTestApi, type TestApi } from '../support/api';
+import { fixture } from '../support/fixture';
+import { call, type ErrorJson } from '../support/http';
+
+describe('API errors and health', () => {
+  let api: TestApi;
+  let apiKey: string;
+  before(async () => {
+    api = await startTestApi();
+    ({ apiKey } = await api.newWorkspace());
+  });
+  after(() => api.stop());
+
+  it('an unknown route answers 404 JSON, with or without a key', async () => {
+    for (const path of ['/nope', '/v1/nope', '/v1/workspace/extra']) {
+      const res = await call<ErrorJson>(api.baseURL, 'GET', path, { apiKey });
+      assert.equal(res.status, 404, path);
+      assert.equal(res.body.error.code, 'not_found');
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    }
+    const anonymous = await call<ErrorJson>(api.baseURL, 'GET', '/elsewhere');
+    assert.equal(anonymous.status, 404);
+  });
+
+  it('a method a path does not serve answers 404 JSON, not an HTML page or a 405', async () => {
+    const res = await call<ErrorJson>(api.baseURL, 'DELETE', '/v1/workspace', { apiKey });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.error.code, 'not_found');
+  });
+
+  it('a body with a bad field answers 400 naming the field path, and nothing runs', async () => {
+    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, body: { queue: 'elsewhere' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'invalid_request');
+    assert.match(res.body.error.message, /^body\.queue: /);
+  });
+
+  it('an unknown field answers 400 naming it', async () => {
+    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, body: { queue: 'ops', extra: 1 } });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error.message, /^body\.extra: unknown field/);
+  });
+
+  it('malformed JSON answers 400 invalid_json', async () => {
+    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, rawBody: '{"queue":' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'invalid_json');
+  });
+
+  it('a body over the limit answers 400 body_too_large', async () => {
+    const huge = JSON.stringify({ queue: 'x'.repeat(fixture().config.BODY_LIMIT_BYTES + 10) });
+    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, rawBody: huge });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'body_too_large');
+  });
+
+  it('every answer carries a request id', async () => {
+    const res = await call(api.baseURL, 'GET', '/healthz');
+    assert.match(res.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
+    const echoed = await call(api.baseURL, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'trace-123');
+  });
+
+  it('/healthz and /readyz answer without a key when Postgres and Temporal are up', async () => {
+    assert.deepEqual((await call(api.baseURL, 'GET', '/healthz')).body, { status: 'ok' });
+    const ready = await call(api.baseURL, 'GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body, { status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } });
+  });
+});

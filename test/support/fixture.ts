@@ -1,0 +1,22 @@
+import type { Config } from '../../config/env';
+
+/** What the global fixture started for this test run; read by tests through `fixture()`. */
+export interface TestFixture {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiURL?: string;
+  temporalCliPath: string;
+  /** Config the in-process API and worker use (task queues carry a per-run prefix). */
+  config: Config;
+}
+
+let current: TestFixture | undefined;
+
+export function setFixture(f: TestFixture | undefined): void {
+  current = f;
+}
+
+export function fixture(): TestFixture {
+  if (!current) throw new Error('the global test fixture is not running (run tests through mocha with .mocharc.json)');
+  return current;
+}

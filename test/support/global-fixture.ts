@@ -1,0 +1,109 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createActivities } from '../../activities';
+import { loadConfig } from '../../config/env';
+import { createDb, type Db } from '../../db/connect';
+import { migrateLatest } from '../../db/migrate';
+import { createRepositories } from '../../db/repositories';
+import { randomToken } from '../../domain/ids';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
+import { locateTemporalCli } from '../../infra/temporal-cli';
+import { connectTemporalWorker } from '../../infra/temporal-connection';
+import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { installTemporalRuntime } from '../../infra/temporal-runtime';
+import { startWorkers, type WorkerSet, workerIdentity } from '../../workers/worker';
+import { setFixture } from './fixture';
+
+/**
+ * One real PostgreSQL and one real Temporal server for the whole run, plus a worker:
+ * - PostgreSQL: a fresh database on DATABASE_URL's server when it is set, else an embedded
+ *   cluster in a temporary directory.
+ * - Temporal: TEST_TEMPORAL_ADDRESS when set (e.g. the dev server `npm start` runs, so the runs
+ *   stay visible in its UI), else a dev server on free ports (UI on TEST_TEMPORAL_UI_PORT or a free port).
+ */
+const stops: Array<() => Promise<void>> = [];
+const log = (line: string) => process.stderr.write(`[fixture] ${line}\n`);
+
+async function freshDatabase(): Promise<string> {
+  const admin = process.env.DATABASE_URL;
+  if (admin) {
+    const name = `ha_test_${randomToken(10)}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    await client.end();
+    stops.push(async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    });
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'ha-test-pg-'));
+  const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log });
+  stops.push(async () => {
+    await handle.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return handle.url;
+}
+
+export async function mochaGlobalSetup(): Promise<void> {
+  const temporalCliPath = await locateTemporalCli({
+    explicitPath: process.env.TEMPORAL_CLI_PATH,
+    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
+    log,
+  });
+  const [databaseUrl, temporal] = await Promise.all([
+    freshDatabase(),
+    process.env.TEST_TEMPORAL_ADDRESS
+      ? Promise.resolve({ address: process.env.TEST_TEMPORAL_ADDRESS, uiURL: undefined })
+      : (async () => {
+          const server: DevServerHandle = await startTemporalDevServer({
+            cliPath: temporalCliPath,
+            port: await freePort(),
+            uiPort: Number(process.env.TEST_TEMPORAL_UI_PORT) || (await freePort()),
+            namespace: 'default',
+            log,
+          });
+          stops.push(() => server.stop());
+          return server;
+        })(),
+  ]);
+  if (temporal.uiURL) log(`Temporal UI for this run: ${temporal.uiURL}`);
+
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    TEMPORAL_TASK_QUEUE_PREFIX: `t${randomToken(6)}-`,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+  });
+  const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
+  await migrateLatest(db);
+
+  installTemporalRuntime();
+  const connection = await connectTemporalWorker({ address: temporal.address, namespace: 'default', tls: false });
+  const workers: WorkerSet = await startWorkers({
+    connection,
+    namespace: 'default',
+    taskQueues: config.taskQueues,
+    activities: createActivities({ repos: createRepositories(db), workerIdentity: workerIdentity() }),
+  });
+  stops.push(async () => {
+    await workers.shutdown();
+    await connection.close();
+    await db.destroy();
+  });
+
+  setFixture({ databaseUrl, temporalAddress: temporal.address, temporalUiURL: temporal.uiURL, temporalCliPath, config });
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  setFixture(undefined);
+  for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`teardown: ${String(e)}`));
+}

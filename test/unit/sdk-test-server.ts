@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ServiceError } from '../../sdk/src';
+
+/** Test helpers for the SDK: a real local HTTP server standing in for the service. */
+
+/** One request as the fake service saw it. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** Answers one request; called after its body has been read. */
+export type Handler = (req: IncomingMessage, res: ServerResponse, received: Received) => void;
+
+/** A real HTTP server on 127.0.0.1 that records every request, for SDK tests. */
+export interface TestServer {
+  baseURL: string;
+  received: Received[];
+  /** Sets how the following requests are answered. */
+  respond(handler: Handler): void;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const received: Received[] = [];
+  let handler: Handler = (_req, res) => json(res, 200, {});
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      handler(req, res, entry);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    received,
+    respond: (next) => {
+      handler = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Writes a JSON answer. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves when the client side of a request has gone away before the answer was finished. */
+export function clientGone(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => res.on('close', () => resolve(!res.writableFinished)));
+}
+
+/** Rejects the test with a clear message if `promise` does not settle within `ms`. */
+export function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+/** Awaits a call that must fail and returns its ServiceError. */
+export async function failure(call: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(error instanceof ServiceError, `expected a ServiceError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the call succeeded');
+}

@@ -1,0 +1,2 @@
+// Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
+export { roundTripProbe } from './probe';

@@ -1,0 +1,26 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { ProbeActivities } from '../activities/probe';
+
+export interface ProbeInput {
+  probeId: string;
+  workspaceId: string;
+}
+
+export interface ProbeResult {
+  probeId: string;
+  taskQueue: string;
+  workerIdentity: string;
+}
+
+const { recordProbe } = proxyActivities<ProbeActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '200 milliseconds' },
+});
+
+/**
+ * The round trip an operator (and the test suite) uses to prove API → Temporal → worker → Postgres:
+ * one activity writes a row keyed by the probe id, so retries write it once.
+ */
+export async function roundTripProbe(input: ProbeInput): Promise<ProbeResult> {
+  return recordProbe(input);
+}

@@ -1,0 +1,12 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes that make runs findable in the Temporal UI, e.g.
+ * `ConversationId = "cnv_…"`. The dev server registers them at start; `hosted-agents migrate`
+ * registers them on a remote cluster.
+ */
+export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttributeType.KEYWORD);
+export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+export const ConversationIdKey = defineSearchAttributeKey('ConversationId', SearchAttributeType.KEYWORD);
+
+export const customSearchAttributes = [WorkspaceIdKey, AgentIdKey, ConversationIdKey] as const;
