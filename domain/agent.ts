@@ -1,0 +1,301 @@
+import { z } from 'zod';
+import { builtInToolNames } from './tool-catalogue';
+import { triggerSchema } from './trigger';
+
+/**
+ * The Agent resource exactly as the spec names it, plus `role`. One zod schema per part, used by
+ * the API (validation), the activities, and the OpenAPI document.
+ */
+
+export const limits = {
+  nameLength: 200,
+  instructionsLength: 100_000,
+  listItems: 100,
+  workflowContentLength: 50_000,
+} as const;
+
+/** Names a model or a template refers to: tools, secrets, parameters, MCP servers. */
+const identifier = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'letters, digits, _ and -, starting with a letter');
+
+export const scopeSchema = z.enum(['fixed', 'conversation']).meta({ description: 'Who supplies the value: the agent (fixed) or each conversation.' });
+
+export const workflowSchema = z
+  .object({
+    name: z.string().trim().min(1).max(limits.nameLength),
+    when: z.string().trim().min(1).max(2000),
+    content: z.string().min(1).max(limits.workflowContentLength),
+  })
+  .strict()
+  .meta({ id: 'Workflow', description: 'A playbook the agent follows when `when` applies.' });
+
+export const connectionSchema = z
+  .object({
+    provider: identifier,
+    scope: scopeSchema,
+    required: z.boolean().optional(),
+  })
+  .strict()
+  .meta({ id: 'Connection' });
+
+export const secretSchema = z
+  .object({
+    name: identifier,
+    scope: scopeSchema,
+    required: z.boolean().optional(),
+  })
+  .strict()
+  .meta({ id: 'Secret' });
+
+const isoDate = /^\d{4}-\d{2}-\d{2}$/;
+
+export const parameterSchema = z
+  .object({
+    name: identifier,
+    type: z.enum(['string', 'number', 'date', 'choice']),
+    required: z.boolean().optional(),
+    default: z.string().max(10_000).optional(),
+    choices: z.array(z.string().min(1).max(200)).min(1).max(limits.listItems).optional(),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.type === 'choice' && !p.choices) ctx.addIssue({ code: 'custom', path: ['choices'], message: 'required when type is choice' });
+    if (p.type !== 'choice' && p.choices) ctx.addIssue({ code: 'custom', path: ['choices'], message: 'only allowed when type is choice' });
+    if (p.choices && new Set(p.choices).size !== p.choices.length) ctx.addIssue({ code: 'custom', path: ['choices'], message: 'must be unique' });
+    if (p.default === undefined) return;
+    if (p.type === 'number' && !Number.isFinite(Number(p.default)))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be a number' });
+    if (p.type === 'date' && !(isoDate.test(p.default) && !Number.isNaN(Date.parse(p.default))))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be a date (YYYY-MM-DD)' });
+    if (p.type === 'choice' && p.choices && !p.choices.includes(p.default))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of choices' });
+  })
+  .meta({ id: 'Parameter' });
+
+const headersSchema = z.record(z.string().min(1).max(200), z.string().max(8000));
+const httpUrl = z
+  .string()
+  .max(2000)
+  .regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL');
+const timeoutMs = z.number().int().min(100).max(300_000);
+
+export const mcpServerSchema = z
+  .object({
+    name: identifier,
+    url: httpUrl,
+    transport: z.enum(['http', 'sse']).optional(),
+    headers: headersSchema.optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict()
+  .meta({ id: 'McpServer' });
+
+export const httpToolParamSchema = z
+  .object({
+    type: z.enum(['string', 'number', 'integer', 'boolean']),
+    description: z.string().max(2000).optional(),
+    required: z.boolean().optional(),
+    in: z.enum(['path', 'query', 'header', 'body']).optional(),
+    enum: z.array(z.union([z.string(), z.number()])).min(1).max(limits.listItems).optional(),
+  })
+  .strict()
+  .meta({ id: 'HttpToolParam', description: '`in` defaults to query for GET and DELETE, body otherwise.' });
+
+const pathPlaceholders = (url: string) => [...url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+
+export const httpToolSchema = z
+  .object({
+    name: identifier,
+    description: z.string().min(1).max(2000),
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']),
+    url: httpUrl,
+    headers: headersSchema.optional(),
+    body: z.string().max(100_000).optional(),
+    params: z.record(identifier, httpToolParamSchema).optional(),
+    secrets: z.array(identifier).max(limits.listItems).optional(),
+    timeoutMs: timeoutMs.optional(),
+  })
+  .strict()
+  .superRefine((tool, ctx) => {
+    const params = tool.params ?? {};
+    for (const placeholder of pathPlaceholders(tool.url)) {
+      const p = params[placeholder];
+      if (!p) ctx.addIssue({ code: 'custom', path: ['url'], message: `{${placeholder}} has no param of that name` });
+      else if (effectiveParamLocation(tool.method, p) !== 'path')
+        ctx.addIssue({ code: 'custom', path: ['params', placeholder, 'in'], message: `must be "path": the URL has {${placeholder}}` });
+    }
+    for (const [name, p] of Object.entries(params)) {
+      if (p.in === 'path' && !pathPlaceholders(tool.url).includes(name))
+        ctx.addIssue({ code: 'custom', path: ['params', name, 'in'], message: `the URL has no {${name}}` });
+      if (p.in === 'path' && p.required === false)
+        ctx.addIssue({ code: 'custom', path: ['params', name, 'required'], message: 'path params are always required' });
+    }
+  })
+  .meta({ id: 'HttpTool' });
+
+/** Where an HTTP tool param goes when `in` is not given. */
+export function effectiveParamLocation(method: HttpTool['method'], p: HttpToolParam): NonNullable<HttpToolParam['in']> {
+  return p.in ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'body');
+}
+
+export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
+  description: '`freelancer` agents are published to end users; `teammate` agents are used through the workspace API.',
+});
+
+/** Reports the first repeated `name` in a list (names a model or a template refers to must be unique). */
+function uniqueNames<T>(key: (item: T) => string, what: string) {
+  return (items: T[], ctx: z.RefinementCtx) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, i) => {
+      const k = key(item);
+      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate ${what} "${k}"` });
+      seen.set(k, i);
+    });
+  };
+}
+
+/** Every configurable field, each with its default: the content of a version snapshot. */
+export const agentConfigShape = {
+  name: z.string().trim().min(1).max(limits.nameLength),
+  instructions: z.string().max(limits.instructionsLength).default(''),
+  greeting: z.string().max(2000).optional(),
+  grade: z.enum(['standard', 'premium']).default('standard'),
+  filesystem: z.enum(['drive', 'none']).default('none'),
+  tools: z
+    .array(z.enum(builtInToolNames, { error: (i) => `unknown tool ${JSON.stringify(i.input)}; see the tool catalogue` }))
+    .max(limits.listItems)
+    .default([])
+    .superRefine((tools, ctx) => {
+      const dup = tools.find((t, i) => tools.indexOf(t) !== i);
+      if (dup) ctx.addIssue({ code: 'custom', message: `duplicate tool "${dup}"` });
+    }),
+  workflows: z.array(workflowSchema).max(limits.listItems).default([]).superRefine(uniqueNames((w) => w.name, 'workflow')),
+  connections: z
+    .array(connectionSchema)
+    .max(limits.listItems)
+    .default([])
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((c, i) => {
+        if (seen.has(c.provider)) ctx.addIssue({ code: 'custom', path: [i, 'provider'], message: `duplicate connection "${c.provider}"` });
+        seen.add(c.provider);
+      });
+    }),
+  secrets: z.array(secretSchema).max(limits.listItems).default([]).superRefine(uniqueNames((s) => s.name, 'secret')),
+  parameters: z.array(parameterSchema).max(limits.listItems).default([]).superRefine(uniqueNames((p) => p.name, 'parameter')),
+  triggers: z.array(triggerSchema).max(limits.listItems).default([]),
+  mcpServers: z.array(mcpServerSchema).max(limits.listItems).default([]).superRefine(uniqueNames((m) => m.name, 'MCP server')),
+  httpTools: z.array(httpToolSchema).max(limits.listItems).default([]).superRefine(uniqueNames((t) => t.name, 'HTTP tool')),
+};
+
+/** Cross-field rules of a whole configuration. */
+function checkConfig(config: { secrets: Secret[]; httpTools: HttpTool[]; tools: string[] }, ctx: z.RefinementCtx): void {
+  const declared = new Set(config.secrets.map((s) => s.name));
+  config.httpTools.forEach((tool, i) => {
+    (tool.secrets ?? []).forEach((name, j) => {
+      if (!declared.has(name))
+        ctx.addIssue({ code: 'custom', path: ['httpTools', i, 'secrets', j], message: `"${name}" is not a declared secret` });
+    });
+  });
+  const builtIn = new Set(config.tools);
+  config.httpTools.forEach((tool, i) => {
+    if (builtIn.has(tool.name))
+      ctx.addIssue({ code: 'custom', path: ['httpTools', i, 'name'], message: `"${tool.name}" is the name of a built-in tool` });
+  });
+}
+
+export const agentConfigSchema = z.object(agentConfigShape).strict().superRefine(checkConfig);
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+
+/** `POST /v1/agents`: `name` is required; `id` (prefix `agt_`) and `role` may be chosen at creation. */
+export const createAgentSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^agt_[0-9a-z]{4,40}$/, 'agt_ followed by 4 to 40 lower-case letters or digits')
+      .optional(),
+    role: roleSchema.default('teammate'),
+    ...agentConfigShape,
+  })
+  .strict()
+  .superRefine(checkConfig)
+  .meta({ id: 'CreateAgent' });
+export type CreateAgentInput = z.infer<typeof createAgentSchema>;
+
+/** `PATCH /v1/agents/:agentId`: any configurable field; given fields replace the current ones. */
+export const updateAgentSchema = z
+  .object({
+    name: agentConfigShape.name.optional(),
+    instructions: z.string().max(limits.instructionsLength).optional(),
+    greeting: z.string().max(2000).nullable().optional(),
+    grade: z.enum(['standard', 'premium']).optional(),
+    filesystem: z.enum(['drive', 'none']).optional(),
+    tools: agentConfigShape.tools.optional(),
+    workflows: agentConfigShape.workflows.optional(),
+    connections: agentConfigShape.connections.optional(),
+    secrets: agentConfigShape.secrets.optional(),
+    parameters: agentConfigShape.parameters.optional(),
+    triggers: agentConfigShape.triggers.optional(),
+    mcpServers: agentConfigShape.mcpServers.optional(),
+    httpTools: agentConfigShape.httpTools.optional(),
+  })
+  .strict()
+  .meta({ id: 'UpdateAgent', description: 'Fields given replace the current ones; `greeting: null` removes it.' });
+export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
+
+/** Applies an update to a configuration; the result is validated again as a whole. */
+export function applyAgentUpdate(current: AgentConfig, patch: UpdateAgentInput): unknown {
+  const { greeting, ...rest } = patch;
+  const next: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) next[k] = v;
+  if (greeting === null) delete next.greeting;
+  else if (greeting !== undefined) next.greeting = greeting;
+  return next;
+}
+
+export const agentSchema = z
+  .object({
+    id: z.string(),
+    role: roleSchema,
+    name: z.string(),
+    instructions: z.string(),
+    greeting: z.string().optional(),
+    grade: z.enum(['standard', 'premium']),
+    filesystem: z.enum(['drive', 'none']),
+    tools: z.array(z.string()),
+    workflows: z.array(workflowSchema),
+    connections: z.array(connectionSchema),
+    secrets: z.array(secretSchema),
+    parameters: z.array(parameterSchema),
+    triggers: z.array(triggerSchema),
+    mcpServers: z.array(mcpServerSchema),
+    httpTools: z.array(httpToolSchema),
+    version: z.number().int().min(1),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .strict()
+  .meta({ id: 'Agent', description: 'An agent as of one version: `updatedAt` is when that version was published.' });
+export type Agent = z.infer<typeof agentSchema>;
+
+export const versionItemSchema = z
+  .object({
+    id: z.string().startsWith('ver_'),
+    number: z.number().int().min(1),
+    deployedAt: z.string(),
+    isProd: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'VersionItem', description: 'A version in the deployment list; `deployedAt` is when it was published until it is deployed.' });
+export type VersionItem = z.infer<typeof versionItemSchema>;
+
+export type Workflow = z.infer<typeof workflowSchema>;
+export type Connection = z.infer<typeof connectionSchema>;
+export type Secret = z.infer<typeof secretSchema>;
+export type Parameter = z.infer<typeof parameterSchema>;
+export type McpServer = z.infer<typeof mcpServerSchema>;
+export type HttpTool = z.infer<typeof httpToolSchema>;
+export type HttpToolParam = z.infer<typeof httpToolParamSchema>;
