@@ -45,6 +45,7 @@ COPY activities ./activities
 COPY db ./db
 COPY domain ./domain
 COPY infra ./infra
+COPY services ./services
 # `embed` may be empty (git does not keep empty folders); the wildcard lets the build go on
 # without it and copies its contents when it has any.
 COPY embe[d] ./embed/

@@ -1,12 +1,7 @@
 import type { z } from 'zod';
 import { AppError } from '../domain/errors';
+import { fieldPath } from '../domain/field-path';
 
-/** `agents[0].name`-style path of a zod issue; the root is named after where the value came from. */
-export function fieldPath(root: string, path: ReadonlyArray<PropertyKey>): string {
-  let out = root;
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
-  return out || root;
-}
 
 /**
  * Parses input at the edge. Failure is a 400 `invalid_request` whose message names the field,

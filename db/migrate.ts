@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './connect';
 import * as m001 from './migrations/001_foundation';
+import * as m002 from './migrations/002_agents_projects_files';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -11,7 +12,10 @@ interface Migration {
  * Migrations are listed in code (not globbed from disk) so they run the same under tsx,
  * compiled, and in the container image. Append new ones; never edit a released one.
  */
-const migrations: ReadonlyArray<readonly [string, Migration]> = [['001_foundation', m001]];
+const migrations: ReadonlyArray<readonly [string, Migration]> = [
+  ['001_foundation', m001],
+  ['002_agents_projects_files', m002],
+];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {
   getMigrations: async () => [...migrations],

@@ -1,6 +1,9 @@
 import type { Db } from '../connect';
+import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
+import { FilesRepository } from './files';
 import { ProbesRepository } from './probes';
+import { ProjectsRepository } from './projects';
 import { WorkspacesRepository } from './workspaces';
 
 /** All repositories over one knex instance, wired by hand in one place. */
@@ -9,6 +12,9 @@ export function createRepositories(db: Db) {
     workspaces: new WorkspacesRepository(db),
     apiKeys: new ApiKeysRepository(db),
     probes: new ProbesRepository(db),
+    agents: new AgentsRepository(db),
+    projects: new ProjectsRepository(db),
+    files: new FilesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

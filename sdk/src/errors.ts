@@ -26,7 +26,11 @@ export interface ServiceErrorInit {
  * - `aborted`: the caller's `AbortSignal` fired. Not retryable.
  * - `missing_api_key` (status 401): no API key was configured; nothing was sent.
  * - `http_<status>`: a non-2xx answer whose body is not the service's JSON error shape.
- * - `invalid_response`: a 2xx answer whose body is not JSON.
+ * - `invalid_response`: a 2xx answer whose body is not JSON, or not the expected shape (an
+ *   object for a record, `{ "data": [...] }` for a list).
+ * - `invalid_request` (status 400): an id, workflow name or file path that cannot be put in a
+ *   URL (empty, or a `.` or `..` segment); nothing was sent. The service answers other invalid
+ *   input with the same code.
  */
 export class ServiceError extends Error {
   /** Stable identifier of the failure, e.g. `agent_not_found`, `rate_limited`, `timeout`. */

@@ -7,10 +7,20 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Query parameters; `undefined` values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/** Raw bytes a request can carry; a string is sent as UTF-8. */
+export type Bytes = Uint8Array | ArrayBuffer | Blob | string;
+
 /** Per-call options of `HttpClient.request`. */
 export interface RequestOptions {
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is with `Content-Type: application/octet-stream`, instead of `body`. */
+  bytes?: Bytes;
+  /**
+   * Shape the JSON answer must have, else the call rejects with code `invalid_response`:
+   * `object` (a JSON object) or `list` (`{ "data": [...] }`, which resolves to the array).
+   */
+  expect?: 'object' | 'list';
   /** Appended to the path as a query string. */
   query?: Query;
   /** Aborts the request; the call then rejects with code `aborted`. */
@@ -36,11 +46,22 @@ export class HttpClient {
   constructor(private readonly options: ResolvedOptions) {}
 
   /**
-   * Sends one JSON request and resolves to the parsed JSON answer (`undefined` for 204 or an
-   * empty body). The `timeout` option bounds the whole exchange, body included.
+   * Sends one request and resolves to the parsed JSON answer (`undefined` for 204 or an empty
+   * body; the `data` array for `expect: 'list'`). The `timeout` option bounds the whole
+   * exchange, body included.
    */
-  async request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
-    const headers = this.headers('application/json', opts.body);
+  request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
+    return this.exchange(method, path, opts, 'application/json', (response) => parseBody<T>(response, opts.expect));
+  }
+
+  /** Like `request`, but resolves to the raw bytes of the answer (empty for 204). */
+  requestBytes(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<Uint8Array> {
+    return this.exchange(method, path, opts, '*/*', async (response) => new Uint8Array(await response.arrayBuffer()));
+  }
+
+  private async exchange<T>(method: HttpMethod, path: string, opts: RequestOptions, accept: string, read: (response: Response) => Promise<T>): Promise<T> {
+    const { body, contentType } = encode(opts);
+    const headers = this.headers(accept, contentType);
     const url = this.url(path, opts.query);
     const outer = opts.signal;
     if (outer?.aborted) throw transportError(outer.reason, { outer, url });
@@ -53,9 +74,11 @@ export class HttpClient {
       controller.abort();
     }, this.options.timeout);
     try {
-      const response = await this.send(url, { method, headers, body: encode(opts.body), signal: controller.signal });
+      const init: RequestInit = { method, headers, signal: controller.signal };
+      if (body !== undefined) init.body = body;
+      const response = await this.send(url, init);
       if (!response.ok) throw await errorFromResponse(response);
-      return await parseBody<T>(response);
+      return await read(response);
     } catch (error) {
       throw transportError(error, { outer, url, timedOut, timeout: this.options.timeout });
     } finally {
@@ -70,11 +93,13 @@ export class HttpClient {
    * use `signal` to stop. A non-2xx answer rejects with a `ServiceError`.
    */
   async stream(method: HttpMethod, path: string, opts: StreamOptions = {}): Promise<Response> {
-    const headers = this.headers('text/event-stream', opts.body, opts.headers);
+    const { body, contentType } = encode(opts);
+    const headers = this.headers('text/event-stream', contentType, opts.headers);
     const url = this.url(path);
     const outer = opts.signal;
     try {
-      const init: RequestInit = { method, headers, body: encode(opts.body) };
+      const init: RequestInit = { method, headers };
+      if (body !== undefined) init.body = body;
       if (outer) init.signal = outer;
       const response = await this.send(url, init);
       if (!response.ok) throw await errorFromResponse(response);
@@ -99,9 +124,9 @@ export class HttpClient {
     return `${this.options.baseURL}${path}${search ? `?${search}` : ''}`;
   }
 
-  private headers(accept: string, body: unknown, extra: Record<string, string> = {}): Headers {
+  private headers(accept: string, contentType: string | undefined, extra: Record<string, string> = {}): Headers {
     const headers = new Headers({ Accept: accept });
-    if (body !== undefined) headers.set('Content-Type', 'application/json');
+    if (contentType !== undefined) headers.set('Content-Type', contentType);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
     if (!headers.has('Authorization')) headers.set('Authorization', `Bearer ${this.apiKey()}`);
     return headers;
@@ -118,25 +143,50 @@ export class HttpClient {
   }
 }
 
-function encode(body: unknown): string | undefined {
-  return body === undefined ? undefined : JSON.stringify(body);
+/** A request body `fetch` accepts in browsers and Node alike. */
+type WireBody = string | Blob | ArrayBuffer | Uint8Array<ArrayBuffer>;
+
+/** The body to send and its media type: raw `bytes` win over a JSON `body`. */
+function encode(opts: { body?: unknown; bytes?: Bytes }): { body?: WireBody; contentType?: string } {
+  if (opts.bytes !== undefined) return { body: wireBytes(opts.bytes), contentType: 'application/octet-stream' };
+  if (opts.body !== undefined) return { body: JSON.stringify(opts.body), contentType: 'application/json' };
+  return {};
 }
 
-async function parseBody<T>(response: Response): Promise<T> {
+function wireBytes(bytes: Bytes): WireBody {
+  if (typeof bytes === 'string') return new TextEncoder().encode(bytes);
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  // fetch refuses views of a SharedArrayBuffer: copy those; send the others as they are.
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
+}
+
+async function parseBody<T>(response: Response, expect: RequestOptions['expect']): Promise<T> {
   const text = response.status === 204 ? '' : await response.text();
-  if (text === '') return undefined as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch (cause) {
-    throw new ServiceError({
+  const invalid = (what: string, cause?: unknown) =>
+    new ServiceError({
       code: 'invalid_response',
       status: response.status,
       retryable: false,
-      message: `the service answered ${response.status} with a body that is not JSON`,
+      message: `the service answered ${response.status} with a body that is not ${what}`,
       requestId: response.headers.get('x-request-id') ?? undefined,
       cause,
     });
+  if (text === '' && expect === undefined) return undefined as T;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw invalid('JSON', cause);
   }
+  if (expect === undefined) return value as T;
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (expect === 'object') {
+    if (!isObject) throw invalid('a JSON object');
+    return value as T;
+  }
+  const data: unknown = isObject ? (value as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) throw invalid('a list ({"data": [...]})');
+  return data as T;
 }
 
 interface FailureContext {

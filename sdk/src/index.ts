@@ -1,6 +1,44 @@
+export { type Agent, AgentHandle, type GetAgentOptions } from './agent.js';
+export { AgentsResource } from './agents.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
+export type { Bytes } from './http.js';
+export { AgentKnowledge } from './knowledge.js';
+export { loadWorkflows } from './load-workflows.js';
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, type ServiceOptions } from './options.js';
+export { type Project, ProjectHandle } from './project.js';
+export { ProjectsResource } from './projects.js';
 export { Service, type ServiceConstructor } from './service.js';
 export { readSSE, type SSEMessage } from './sse.js';
-export type { Step, StepKind, TurnEvent, Workspace } from './types.js';
+export type {
+  AgentRecord,
+  BuiltInToolName,
+  ChatTrigger,
+  Connection,
+  CreateAgentFields,
+  CreateProjectFields,
+  FileEntry,
+  Filesystem,
+  Grade,
+  HttpTool,
+  HttpToolParam,
+  IntervalTrigger,
+  McpServer,
+  Member,
+  Parameter,
+  ProjectRecord,
+  Role,
+  ScheduleTrigger,
+  Scope,
+  Secret,
+  Step,
+  StepKind,
+  Trigger,
+  TurnEvent,
+  UpdateAgentFields,
+  UpdateProjectFields,
+  VersionItem,
+  WebhookTrigger,
+  Workflow,
+  Workspace,
+} from './types.js';
 export { type CallOptions, WorkspaceClient } from './workspace.js';

@@ -294,7 +294,7 @@ function transitiveFiles(entry: string): Set<string> {
 }
 
 const CLI_ENTRY = 'bin/hosted-agents.js';
-const REQUIRED_TOP_LEVEL = ['api', 'workers', 'workflows', 'activities', 'db', 'domain', 'config', 'infra', 'cli', 'bin'];
+const REQUIRED_TOP_LEVEL = ['api', 'workers', 'workflows', 'activities', 'db', 'domain', 'config', 'infra', 'services', 'cli', 'bin'];
 const ALLOWED_CONDITIONS = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
 
 // --- tests --------------------------------------------------------------------------------------

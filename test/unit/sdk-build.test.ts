@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { json, startTestServer, type TestServer } from './sdk-test-server';
 
@@ -40,6 +41,22 @@ describe('SDK build: both module formats load and work', () => {
       assert.ok(err instanceof sdk.ServiceError, `not the ${format} ServiceError: ${String(err)}`);
       assert.equal(err.code, 'workspace_not_found');
       assert.equal(err.status, 404);
+    });
+  }
+
+  for (const format of ['cjs', 'esm'] as const) {
+    it(`the ${format} build has ws.agents and loadWorkflows, which loads Node's fs only when called`, async () => {
+      const sdk = format === 'cjs' ? cjs : esm;
+      const ws = new sdk.Service({ apiKey: 'k', baseURL: server.baseURL });
+      assert.equal(typeof ws.agents.create, 'function');
+      assert.equal(ws.agent('agt_1').id, 'agt_1');
+      const dir = mkdtempSync(path.join(tmpdir(), 'sdk-build-'));
+      try {
+        writeFileSync(path.join(dir, 'w.md'), '---\nname: W\nwhen: always\n---\nDo it.\n');
+        assert.deepEqual(await sdk.loadWorkflows(dir), [{ name: 'W', when: 'always', content: 'Do it.' }]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   }
 

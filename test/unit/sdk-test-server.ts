@@ -10,7 +10,10 @@ export interface Received {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+  /** The body decoded as UTF-8. */
   body: string;
+  /** The body as received. */
+  bytes: Buffer;
 }
 
 /** Answers one request; called after its body has been read. */
@@ -32,7 +35,8 @@ export async function startTestServer(): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const bytes = Buffer.concat(chunks);
+      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: bytes.toString('utf8'), bytes };
       received.push(entry);
       handler(req, res, entry);
     });

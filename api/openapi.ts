@@ -1,0 +1,143 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { errorCodes } from '../domain/errors';
+import type { AnyRouteDef } from './routing';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document from the routes' zod schemas (never by hand): OpenAPI 3.1
+ * speaks JSON Schema 2020-12, which is what `z.toJSONSchema` emits. Schemas named with
+ * `.meta({ id })` become components; a request form that differs from the response form of the
+ * same name (defaults make fields optional on input) is named `<id>Input`.
+ */
+class Components {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** Converts a schema, moving its named parts into components; returns the inline root. */
+  add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+    const renames = new Map<string, string>();
+    for (const [name, def] of Object.entries(defs)) {
+      const existing = this.schemas[name];
+      const target = existing === undefined || isDeepStrictEqual(existing, def) ? name : `${name}${io === 'input' ? 'Input' : 'Output'}`;
+      renames.set(name, target);
+    }
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value && typeof value === 'object') {
+        const out: JsonSchema = {};
+        for (const [k, v] of Object.entries(value)) {
+          if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+            const name = v.slice('#/$defs/'.length);
+            out[k] = `#/components/schemas/${renames.get(name) ?? name}`;
+          } else out[k] = rewrite(v);
+        }
+        return out;
+      }
+      return value;
+    };
+    for (const [name, def] of Object.entries(defs)) this.schemas[renames.get(name)!] = rewrite(def) as JsonSchema;
+    const { $defs: _defs, $schema: _schema, ...root } = json;
+    return rewrite(root) as JsonSchema;
+  }
+}
+
+/** `/v1/agents/:agentId/knowledge/*path` → `/v1/agents/{agentId}/knowledge/{path}` */
+export function openApiPath(koaPath: string): string {
+  return koaPath.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function objectFields(schema: z.ZodType | undefined): Array<[string, z.ZodType]> {
+  if (!schema) return [];
+  if (schema instanceof z.ZodObject) return Object.entries(schema.shape as Record<string, z.ZodType>);
+  throw new Error('path and query schemas must be zod objects');
+}
+
+const errorBody = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'retryable'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(errorCodes), description: 'Stable identifier; branch on it.' },
+        message: { type: 'string', description: 'For humans; may be reworded.' },
+        retryable: { type: 'boolean', description: 'True for 5xx and 429.' },
+        retryAfter: { type: 'number', description: 'Seconds to wait (429 only).' },
+      },
+    },
+  },
+};
+
+export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { version: string; serverURL: string }): JsonSchema {
+  const components = new Components();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const def of defs) {
+    const parameters = [
+      ...objectFields(def.params).map(([name, s]) => ({
+        name, in: 'path', required: true,
+        schema: components.add(s, 'input'),
+        ...(def.path.includes(`*${name}`) ? { description: 'A file path; may contain `/`.' } : {}),
+      })),
+      ...objectFields(def.query).map(([name, s]) => ({
+        name, in: 'query', required: !s.safeParse(undefined).success,
+        schema: components.add(s, 'input'),
+      })),
+    ];
+    const responses: Record<string, unknown> = {};
+    const ok = def.response;
+    const contentType = ok.contentType ?? 'application/json';
+    responses[String(ok.status)] = {
+      description: ok.description,
+      ...(ok.schema
+        ? { content: { [contentType]: { schema: components.add(ok.schema, 'output') } } }
+        : ok.status !== 204
+          ? { content: { [contentType]: { schema: { type: 'string', contentMediaType: contentType } } } }
+          : {}),
+    };
+    const codes = [...(def.errors ?? []), 'invalid_request', 'internal_error', ...(def.body ? (['invalid_json', 'body_too_large'] as const) : [])];
+    if ((def.auth ?? 'apiKey') === 'apiKey') codes.push('missing_api_key', 'invalid_api_key');
+    const byStatus = new Map<number, string[]>();
+    for (const code of codes) {
+      const status = errorCodes[code as keyof typeof errorCodes].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = {
+        description: `Error: ${[...new Set(list)].join(', ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: def.operationId,
+      summary: def.summary,
+      tags: [def.tag],
+      ...(parameters.length ? { parameters } : {}),
+      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(def.body, 'input') } } } } : {}),
+      ...(def.rawBody
+        ? { requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } } }
+        : {}),
+      responses,
+      security: (def.auth ?? 'apiKey') === 'apiKey' ? [{ apiKey: [] }] : [],
+    };
+    const path = openApiPath(def.path);
+    paths[path] = { ...(paths[path] ?? {}), [def.method]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Hosted Agents API',
+      version: info.version,
+      description: 'Every non-2xx answer has the Error body. Lists are `{ "data": [...] }`. Timestamps are ISO 8601 UTC.',
+    },
+    servers: [{ url: info.serverURL }],
+    paths,
+    components: {
+      schemas: { Error: errorBody, ...components.schemas },
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key `sk_…` from the admin CLI.' } },
+    },
+  };
+}

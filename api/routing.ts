@@ -1,0 +1,105 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import type { ErrorCode } from '../domain/errors';
+import type { ApiContext, ApiState } from './context';
+import { jsonBody } from './middleware/json-body';
+import { parseInput } from './validate';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a route answers on success. */
+export interface RouteResponse {
+  status: number;
+  description: string;
+  /** JSON body schema; absent for 204 and for non-JSON bodies. */
+  schema?: z.ZodType;
+  contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream';
+}
+
+/**
+ * One route: its contract (used for validation here and for the OpenAPI document) and its
+ * handler. Declaring both together is what keeps the document and the router the same list.
+ */
+export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: HttpMethod;
+  /** Koa path, e.g. `/v1/agents/:agentId`; a trailing `*path` segment matches a file path. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** `apiKey` (default): `Authorization: Bearer <key>`; `none`: public. */
+  auth?: 'apiKey' | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The body is raw bytes (file uploads), read by the handler itself. */
+  rawBody?: boolean;
+  response: RouteResponse;
+  /** Error codes this route can answer besides the ones every route can (400/401/5xx). */
+  errors?: ErrorCode[];
+}
+
+export type AnyRouteDef = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
+
+export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+}
+
+type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
+  ctx: ApiContext,
+  input: RouteInput<P, Q, B>,
+) => Promise<unknown> | unknown;
+
+export interface ApiRouterOptions {
+  /** Runs before routes whose `auth` is `apiKey`. */
+  authenticate: Middleware<ApiState>;
+  bodyLimitBytes: number;
+}
+
+/**
+ * A router that records every route's contract. Per route it adds authentication, JSON body
+ * parsing (only where a body is declared, so raw uploads reach their handler untouched) and
+ * validation: handlers receive parsed input and return the answer.
+ */
+export class ApiRouter {
+  readonly router = new Router<ApiState>();
+  readonly defs: AnyRouteDef[] = [];
+  private readonly json: Middleware<ApiState>;
+
+  constructor(private readonly options: ApiRouterOptions) {
+    this.json = jsonBody(options.bodyLimitBytes);
+  }
+
+  add<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
+    def: RouteDef<P, Q, B>,
+    handler: Handler<P, Q, B>,
+  ): this {
+    this.defs.push(def as unknown as AnyRouteDef);
+    const before: Middleware<ApiState>[] = [];
+    if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
+    if (def.body) before.push(this.json);
+    this.router[def.method](def.path, ...before, async (ctx) => {
+      const input = {
+        params: def.params ? parseInput(def.params, ctx.params, 'path') : undefined,
+        query: def.query ? parseInput(def.query, ctx.query, 'query') : undefined,
+        body: def.body ? parseInput(def.body, ctx.request.body, 'body') : undefined,
+      } as RouteInput<P, Q, B>;
+      const result = await handler(ctx as ApiContext, input);
+      if (result !== undefined) {
+        ctx.status = def.response.status;
+        ctx.body = result;
+      } else if (def.response.status === 204) {
+        ctx.status = 204;
+      } // else the handler answered itself (raw bytes, or another status)
+    });
+    return this;
+  }
+}
+
+/** Lists are wrapped so that pagination can be added without breaking clients. */
+export function listOf<T>(data: T[]): { data: T[] } {
+  return { data };
+}

@@ -1,0 +1,117 @@
+import type { Knex } from 'knex';
+import type { FileEntry } from '../../domain/file-path';
+import type { Db } from '../connect';
+import { iso } from '../rows';
+
+export const DIRECTORY_MIME = 'inode/directory';
+
+interface FileRow {
+  path: string;
+  mime_type: string;
+  size: number;
+  modified_at: Date;
+}
+
+/** LIKE pattern that matches everything under `dir/`, with the user's `%` and `_` escaped. */
+function under(dir: string): string {
+  return `${dir.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+}
+
+function ancestors(path: string): string[] {
+  const parts = path.split('/');
+  return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+export type PutOutcome = { entry: FileEntry } | { conflict: string };
+
+/**
+ * File spaces (agent knowledge, conversation drives, project files) in one table, keyed by
+ * `space` (e.g. `knowledge:agt_…`) and a normalised path. Folders are implied by paths.
+ */
+export class FilesRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Creates or replaces a file. A path that crosses an existing file, or names a folder, is a conflict. */
+  async put(
+    input: { workspaceId: string; space: string; path: string; content: Uint8Array; mimeType: string },
+    trx?: Knex.Transaction,
+  ): Promise<PutOutcome> {
+    const run = async (t: Knex.Transaction): Promise<PutOutcome> => {
+      const q = t('files').where({ space: input.space });
+      const blocking = await q.clone().whereIn('path', ancestors(input.path)).first('path');
+      if (blocking) return { conflict: `${blocking.path} is a file, so it cannot be a folder` };
+      const folder = await q.clone().whereLike('path', under(input.path)).first('path');
+      if (folder) return { conflict: `${input.path} is a folder` };
+      const [row] = await t('files')
+        .insert({
+          workspace_id: input.workspaceId,
+          space: input.space,
+          path: input.path,
+          mime_type: input.mimeType,
+          size: input.content.byteLength,
+          content: Buffer.from(input.content.buffer, input.content.byteOffset, input.content.byteLength),
+          modified_at: t.raw('now()'),
+        })
+        .onConflict(['space', 'path'])
+        .merge(['mime_type', 'size', 'content', 'modified_at'])
+        .returning(['path', 'mime_type', 'size', 'modified_at']);
+      return { entry: toEntry(row as FileRow) };
+    };
+    return trx ? run(trx) : this.db.transaction(run);
+  }
+
+  /** Files and folders directly inside `dir` ('' for the top), folders first, then by name. */
+  async list({ space, dir }: { space: string; dir: string }): Promise<FileEntry[]> {
+    const q = this.db('files').where({ space }).select('path', 'mime_type', 'size', 'modified_at');
+    const rows: FileRow[] = dir ? await q.whereLike('path', under(dir)) : await q;
+    const prefix = dir ? `${dir}/` : '';
+    const files: FileEntry[] = [];
+    const folders = new Map<string, Date>();
+    for (const row of rows) {
+      const rest = row.path.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      if (slash === -1) {
+        files.push(toEntry(row));
+      } else {
+        const folder = prefix + rest.slice(0, slash);
+        const seen = folders.get(folder);
+        if (!seen || seen < row.modified_at) folders.set(folder, row.modified_at);
+      }
+    }
+    const folderEntries: FileEntry[] = [...folders].map(([path, at]) => ({
+      path,
+      kind: 'directory',
+      mimeType: DIRECTORY_MIME,
+      size: 0,
+      modifiedAt: iso(at),
+    }));
+    const byPath = (a: FileEntry, b: FileEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    return [...folderEntries.sort(byPath), ...files.sort(byPath)];
+  }
+
+  async read({ space, path }: { space: string; path: string }): Promise<{ entry: FileEntry; content: Buffer } | undefined> {
+    const row = await this.db('files').where({ space, path }).first('path', 'mime_type', 'size', 'modified_at', 'content');
+    return row ? { entry: toEntry(row as FileRow), content: row.content as Buffer } : undefined;
+  }
+
+  /** Removes a file, or a folder with everything in it; false when nothing was there. */
+  async remove({ space, path }: { space: string; path: string }): Promise<boolean> {
+    const n = await this.db('files')
+      .where({ space })
+      .andWhere((w) => w.where({ path }).orWhereLike('path', under(path)))
+      .delete();
+    return n > 0;
+  }
+
+  /** Drops a whole file space (its owner is being deleted). */
+  async dropSpace({ space }: { space: string }, trx?: Knex.Transaction): Promise<void> {
+    await (trx ?? this.db)('files').where({ space }).delete();
+  }
+}
+
+function toEntry(row: FileRow): FileEntry {
+  return { path: row.path, kind: 'file', mimeType: row.mime_type, size: row.size, modifiedAt: iso(row.modified_at) };
+}
+
+/** The space name of an agent's knowledge files. */
+export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;

@@ -1,0 +1,69 @@
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+
+/** The shortest interval a trigger may run at; shorter loops would be a denial of service on credits. */
+export const MIN_INTERVAL_SECONDS = 60;
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Five-field cron (minute hour day-of-month month day-of-week), as cron-parser reads it. */
+export function cronProblem(expression: string): string | undefined {
+  if (expression.trim().split(/\s+/).length !== 5) return 'invalid cron expression: expected 5 fields (minute hour day month weekday)';
+  try {
+    CronExpressionParser.parse(expression, { tz: 'UTC' });
+    return undefined;
+  } catch (e) {
+    return `invalid cron expression: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+const message = z.string().trim().min(1).max(10_000);
+
+export const triggerSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('chat') }).strict(),
+    z
+      .object({
+        kind: z.literal('schedule'),
+        cron: z.string().superRefine((v, ctx) => {
+          const problem = cronProblem(v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+        timezone: z
+          .string()
+          .refine(isTimeZone, 'unknown time zone (use an IANA name such as Europe/Paris)')
+          .optional(),
+        message,
+      })
+      .strict(),
+    z
+      .object({
+        kind: z.literal('interval'),
+        seconds: z.number().int().min(MIN_INTERVAL_SECONDS, `at least ${MIN_INTERVAL_SECONDS}`).max(366 * 24 * 3600),
+        maxRuns: z.number().int().min(1).optional(),
+        message,
+      })
+      .strict(),
+    z
+      .object({
+        kind: z.literal('webhook'),
+        message: message.optional(),
+        url: z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL').optional(),
+      })
+      .strict(),
+  ])
+  .meta({ id: 'Trigger', description: 'What starts a run of the agent; discriminated by `kind`.' });
+
+export type Trigger = z.infer<typeof triggerSchema>;
+
+export const triggersBodySchema = z
+  .object({ triggers: z.array(triggerSchema).max(100) })
+  .strict()
+  .meta({ id: 'SetTriggers' });

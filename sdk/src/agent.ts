@@ -1,0 +1,102 @@
+import type { HttpClient, RequestOptions } from './http.js';
+import { AgentKnowledge } from './knowledge.js';
+import { segment } from './paths.js';
+import { withRecord } from './records.js';
+import type { AgentRecord, Trigger, UpdateAgentFields, Workflow } from './types.js';
+import type { CallOptions } from './workspace.js';
+
+/** Options of `agent.get()`. */
+export interface GetAgentOptions extends CallOptions {
+  /** Read this version (`?version=N`) instead of the latest. */
+  version?: number;
+}
+
+/**
+ * Methods on one agent, bound to its id. `ws.agent(agentId)` builds one without any request,
+ * so an id stored earlier gives back a working handle; every `Agent` the SDK returns is also
+ * one. Each method is one request. Publishing methods (`update`, `setWorkflow`,
+ * `removeWorkflow`, `setTriggers`) create a new version and resolve to it as a new `Agent`;
+ * the object they are called on is not changed.
+ *
+ * An id that is empty, `.` or `..` makes every call reject with code `invalid_request`,
+ * without a request.
+ */
+export class AgentHandle {
+  /** The agent's id (prefix `agt_`). */
+  readonly id: string;
+  readonly #http: HttpClient;
+  #knowledge: AgentKnowledge | undefined;
+
+  /** @internal Built by `ws.agent(id)` and by the SDK's answers; not part of the public API. */
+  constructor(http: HttpClient, id: string) {
+    this.id = id;
+    this.#http = http;
+  }
+
+  /** The agent's knowledge files: `put`, `list`, `read`, `remove`. No request until one is called. */
+  get knowledge(): AgentKnowledge {
+    this.#knowledge ??= new AgentKnowledge(this.#http, this.id);
+    return this.#knowledge;
+  }
+
+  /** Changes configuration fields and publishes a version (`PATCH /v1/agents/:agentId`); see `UpdateAgentFields`. */
+  async update(fields: UpdateAgentFields, options: CallOptions = {}): Promise<Agent> {
+    return this.#agent('PATCH', '', { body: fields, signal: options.signal });
+  }
+
+  /** Reads the latest version, or `version` (`GET /v1/agents/:agentId[?version=N]`). */
+  async get(options: GetAgentOptions = {}): Promise<Agent> {
+    return this.#agent('GET', '', { query: { version: options.version }, signal: options.signal });
+  }
+
+  /**
+   * Every version snapshot, newest first (`GET /v1/agents/:agentId/versions`). Their methods act
+   * on the agent, not on the snapshot. For the deployment list see `ws.agents.versions(agentId)`.
+   */
+  async versions(options: CallOptions = {}): Promise<Agent[]> {
+    const records = await this.#http.request<AgentRecord[]>('GET', `${this.#path()}/versions`, { signal: options.signal, expect: 'list' });
+    return records.map((record) => toAgent(this.#http, record));
+  }
+
+  /** Deletes the agent with all its versions and knowledge (`DELETE /v1/agents/:agentId`). */
+  async delete(options: CallOptions = {}): Promise<void> {
+    await this.#http.request<void>('DELETE', this.#path(), { signal: options.signal });
+  }
+
+  /** Adds `workflow`, or replaces the one of the same name, and publishes a version (`PUT /v1/agents/:agentId/workflows`). */
+  async setWorkflow(workflow: Workflow, options: CallOptions = {}): Promise<Agent> {
+    return this.#agent('PUT', '/workflows', { body: workflow, signal: options.signal });
+  }
+
+  /** Removes the workflow named `name` and publishes a version (`DELETE /v1/agents/:agentId/workflows/:name`). */
+  async removeWorkflow(name: string, options: CallOptions = {}): Promise<Agent> {
+    return this.#agent('DELETE', `/workflows/${segment(name, 'workflow name')}`, { signal: options.signal });
+  }
+
+  /** Replaces all triggers and publishes a version (`PUT /v1/agents/:agentId/triggers`, body `{ triggers }`). */
+  async setTriggers(triggers: Trigger[], options: CallOptions = {}): Promise<Agent> {
+    return this.#agent('PUT', '/triggers', { body: { triggers }, signal: options.signal });
+  }
+
+  #path(): string {
+    return `/v1/agents/${segment(this.id, 'agent id')}`;
+  }
+
+  async #agent(method: 'GET' | 'PATCH' | 'PUT' | 'DELETE', suffix: string, opts: RequestOptions): Promise<Agent> {
+    const record = await this.#http.request<AgentRecord>(method, `${this.#path()}${suffix}`, { ...opts, expect: 'object' });
+    return toAgent(this.#http, record);
+  }
+}
+
+/**
+ * An agent as the SDK returns it: the `AgentRecord` fields plus the `AgentHandle` methods, so
+ * `(await ws.agents.create({ name })).update({ ... })` works. `JSON.stringify(agent)` and
+ * `{ ...agent }` give exactly the record fields; store `agent.id` and rebuild a handle later
+ * with `ws.agent(id)`.
+ */
+export type Agent = AgentRecord & AgentHandle;
+
+/** @internal Wraps a record from the service into an `Agent`. */
+export function toAgent(http: HttpClient, record: AgentRecord): Agent {
+  return withRecord(new AgentHandle(http, record.id), record);
+}

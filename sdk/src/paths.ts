@@ -1,0 +1,33 @@
+import { ServiceError } from './errors.js';
+
+/** Refuses a value that cannot stand in a URL path: nothing would be sent, or the wrong thing. */
+function refuse(what: string, value: string, problem: string): ServiceError {
+  return new ServiceError({
+    code: 'invalid_request',
+    status: 400,
+    retryable: false,
+    message: `${what} ${JSON.stringify(value)} ${problem}`,
+  });
+}
+
+/**
+ * One path segment (an id, a workflow name), percent-encoded. Empty, `.` and `..` are refused
+ * with a `ServiceError` (code `invalid_request`): URL parsing drops or resolves them, so the
+ * request would reach another resource (`workflows/..` is the agent itself).
+ */
+export function segment(value: string, what: string): string {
+  if (value === '') throw refuse(what, value, 'is empty');
+  if (value === '.' || value === '..') throw refuse(what, value, 'cannot be used in a URL');
+  return encodeURIComponent(value);
+}
+
+/**
+ * A file-space path: each `/`-separated segment percent-encoded, the separators kept. A path
+ * naming nothing, or holding a `.` or `..` segment, is refused (see `segment`).
+ */
+export function filePath(path: string): string {
+  const segments = path.split('/');
+  if (segments.every((s) => s === '')) throw refuse('path', path, 'must name a file');
+  if (segments.some((s) => s === '.' || s === '..')) throw refuse('path', path, 'must not contain . or .. segments');
+  return segments.map(encodeURIComponent).join('/');
+}

@@ -1,0 +1,119 @@
+import type { Db } from '../db/connect';
+import type { Repositories } from '../db/repositories';
+import { knowledgeSpace } from '../db/repositories/files';
+import {
+  type Agent,
+  type AgentConfig,
+  agentConfigSchema,
+  applyAgentUpdate,
+  type CreateAgentInput,
+  type UpdateAgentInput,
+  type VersionItem,
+  type Workflow,
+} from '../domain/agent';
+import { AppError } from '../domain/errors';
+import { fieldPath } from '../domain/field-path';
+import { newId } from '../domain/ids';
+import type { Trigger } from '../domain/trigger';
+
+/** A whole configuration failed validation after a change: name the field as the caller sent it. */
+function validated(config: unknown, root: string): AgentConfig {
+  const r = agentConfigSchema.safeParse(config);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new AppError('invalid_request', `${fieldPath(root, issue.path)}: ${issue.message}`);
+}
+
+const notFound = () => new AppError('agent_not_found', 'no such agent');
+
+/**
+ * The rules of agents and versions: creation publishes version 1; `update`, `setWorkflow`,
+ * `removeWorkflow` and `setTriggers` each publish exactly one new immutable snapshot; nothing
+ * else does. Every read and change is scoped to the caller's workspace.
+ */
+export class AgentsService {
+  constructor(private readonly deps: { db: Db; repos: Repositories }) {}
+
+  async create(workspaceId: string, input: CreateAgentInput): Promise<Agent> {
+    const { id: chosen, role, ...fields } = input;
+    const config = validated(fields, 'body');
+    const id = chosen ?? newId('agent');
+    return this.deps.db.transaction(async (trx) => {
+      // Serialise creations of the same id so "exists or existed" is decided once.
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [id]);
+      if (await this.deps.repos.agents.idUsed({ id }, trx)) {
+        throw new AppError('agent_exists', `an agent with id ${id} exists or existed; ids are never reused`);
+      }
+      return this.deps.repos.agents.create({ workspaceId, id, role, config }, trx);
+    });
+  }
+
+  list(workspaceId: string): Promise<Agent[]> {
+    return this.deps.repos.agents.list({ workspaceId });
+  }
+
+  async get(workspaceId: string, agentId: string, version?: number): Promise<Agent> {
+    const r = await this.deps.repos.agents.get({ workspaceId, agentId, version });
+    if ('agent' in r) return r.agent;
+    if (r.missing === 'agent') throw notFound();
+    throw new AppError('version_not_found', `agent ${agentId} has no version ${version}`);
+  }
+
+  async versions(workspaceId: string, agentId: string): Promise<Agent[]> {
+    const list = await this.deps.repos.agents.versions({ workspaceId, agentId });
+    if (!list) throw notFound();
+    return list;
+  }
+
+  async versionItems(workspaceId: string, agentId: string): Promise<VersionItem[]> {
+    const list = await this.deps.repos.agents.versionItems({ workspaceId, agentId });
+    if (!list) throw notFound();
+    return list;
+  }
+
+  update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
+    return this.publish(workspaceId, agentId, (current) => validated(applyAgentUpdate(current, patch), 'body'));
+  }
+
+  /** Adds the workflow, or replaces the one of the same name. */
+  setWorkflow(workspaceId: string, agentId: string, workflow: Workflow): Promise<Agent> {
+    return this.publish(workspaceId, agentId, (current) => {
+      const others = current.workflows.filter((w) => w.name !== workflow.name);
+      const at = current.workflows.findIndex((w) => w.name === workflow.name);
+      const workflows = at === -1 ? [...others, workflow] : current.workflows.map((w, i) => (i === at ? workflow : w));
+      return validated({ ...current, workflows }, 'body');
+    });
+  }
+
+  removeWorkflow(workspaceId: string, agentId: string, name: string): Promise<Agent> {
+    return this.publish(workspaceId, agentId, (current) => {
+      if (!current.workflows.some((w) => w.name === name)) {
+        throw new AppError('workflow_not_found', `agent ${agentId} has no workflow named ${JSON.stringify(name)}`);
+      }
+      return { ...current, workflows: current.workflows.filter((w) => w.name !== name) };
+    });
+  }
+
+  setTriggers(workspaceId: string, agentId: string, triggers: Trigger[]): Promise<Agent> {
+    return this.publish(workspaceId, agentId, (current) => validated({ ...current, triggers }, 'body'));
+  }
+
+  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships. */
+  async delete(workspaceId: string, agentId: string): Promise<void> {
+    await this.deps.db.transaction(async (trx) => {
+      if (!(await this.deps.repos.agents.delete({ workspaceId, agentId }, trx))) throw notFound();
+      await this.deps.repos.files.dropSpace({ space: knowledgeSpace(agentId) }, trx);
+    });
+  }
+
+  /** Throws agent_not_found unless the agent is in the workspace. */
+  async assertExists(workspaceId: string, agentId: string): Promise<void> {
+    if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw notFound();
+  }
+
+  private async publish(workspaceId: string, agentId: string, change: (current: AgentConfig) => AgentConfig): Promise<Agent> {
+    const r = await this.deps.repos.agents.publish({ workspaceId, agentId, change });
+    if ('missing' in r) throw notFound();
+    return r.agent;
+  }
+}
