@@ -157,26 +157,22 @@ function uniqueNames<T>(key: (item: T) => string, what: string) {
   };
 }
 
-/** Every configurable field, each with its default: the content of a version snapshot. */
-export const agentConfigShape = {
-  name: z.string().trim().min(1).max(limits.nameLength),
-  instructions: z.string().max(limits.instructionsLength).default(''),
-  greeting: z.string().max(2000).optional(),
-  grade: z.enum(['standard', 'premium']).default('standard'),
-  filesystem: z.enum(['drive', 'none']).default('none'),
+/**
+ * The list fields, without defaults. Kept apart because zod applies a `.default()` even under
+ * `.optional()`: an update built from the defaulted forms would reset every list it omits to [].
+ */
+const listFields = {
   tools: z
     .array(z.enum(builtInToolNames, { error: (i) => `unknown tool ${JSON.stringify(i.input)}; see the tool catalogue` }))
     .max(limits.listItems)
-    .default([])
     .superRefine((tools, ctx) => {
       const dup = tools.find((t, i) => tools.indexOf(t) !== i);
       if (dup) ctx.addIssue({ code: 'custom', message: `duplicate tool "${dup}"` });
     }),
-  workflows: z.array(workflowSchema).max(limits.listItems).default([]).superRefine(uniqueNames((w) => w.name, 'workflow')),
+  workflows: z.array(workflowSchema).max(limits.listItems).superRefine(uniqueNames((w) => w.name, 'workflow')),
   connections: z
     .array(connectionSchema)
     .max(limits.listItems)
-    .default([])
     .superRefine((items, ctx) => {
       const seen = new Set<string>();
       items.forEach((c, i) => {
@@ -184,11 +180,28 @@ export const agentConfigShape = {
         seen.add(c.provider);
       });
     }),
-  secrets: z.array(secretSchema).max(limits.listItems).default([]).superRefine(uniqueNames((s) => s.name, 'secret')),
-  parameters: z.array(parameterSchema).max(limits.listItems).default([]).superRefine(uniqueNames((p) => p.name, 'parameter')),
-  triggers: z.array(triggerSchema).max(limits.listItems).default([]),
-  mcpServers: z.array(mcpServerSchema).max(limits.listItems).default([]).superRefine(uniqueNames((m) => m.name, 'MCP server')),
-  httpTools: z.array(httpToolSchema).max(limits.listItems).default([]).superRefine(uniqueNames((t) => t.name, 'HTTP tool')),
+  secrets: z.array(secretSchema).max(limits.listItems).superRefine(uniqueNames((s) => s.name, 'secret')),
+  parameters: z.array(parameterSchema).max(limits.listItems).superRefine(uniqueNames((p) => p.name, 'parameter')),
+  triggers: z.array(triggerSchema).max(limits.listItems),
+  mcpServers: z.array(mcpServerSchema).max(limits.listItems).superRefine(uniqueNames((m) => m.name, 'MCP server')),
+  httpTools: z.array(httpToolSchema).max(limits.listItems).superRefine(uniqueNames((t) => t.name, 'HTTP tool')),
+};
+
+/** Every configurable field, each with its default: the content of a version snapshot. */
+export const agentConfigShape = {
+  name: z.string().trim().min(1).max(limits.nameLength),
+  instructions: z.string().max(limits.instructionsLength).default(''),
+  greeting: z.string().max(2000).optional(),
+  grade: z.enum(['standard', 'premium']).default('standard'),
+  filesystem: z.enum(['drive', 'none']).default('none'),
+  tools: listFields.tools.default([]),
+  workflows: listFields.workflows.default([]),
+  connections: listFields.connections.default([]),
+  secrets: listFields.secrets.default([]),
+  parameters: listFields.parameters.default([]),
+  triggers: listFields.triggers.default([]),
+  mcpServers: listFields.mcpServers.default([]),
+  httpTools: listFields.httpTools.default([]),
 };
 
 /** Cross-field rules of a whole configuration. */
@@ -233,14 +246,14 @@ export const updateAgentSchema = z
     greeting: z.string().max(2000).nullable().optional(),
     grade: z.enum(['standard', 'premium']).optional(),
     filesystem: z.enum(['drive', 'none']).optional(),
-    tools: agentConfigShape.tools.optional(),
-    workflows: agentConfigShape.workflows.optional(),
-    connections: agentConfigShape.connections.optional(),
-    secrets: agentConfigShape.secrets.optional(),
-    parameters: agentConfigShape.parameters.optional(),
-    triggers: agentConfigShape.triggers.optional(),
-    mcpServers: agentConfigShape.mcpServers.optional(),
-    httpTools: agentConfigShape.httpTools.optional(),
+    tools: listFields.tools.optional(),
+    workflows: listFields.workflows.optional(),
+    connections: listFields.connections.optional(),
+    secrets: listFields.secrets.optional(),
+    parameters: listFields.parameters.optional(),
+    triggers: listFields.triggers.optional(),
+    mcpServers: listFields.mcpServers.optional(),
+    httpTools: listFields.httpTools.optional(),
   })
   .strict()
   .meta({ id: 'UpdateAgent', description: 'Fields given replace the current ones; `greeting: null` removes it.' });
@@ -265,7 +278,7 @@ export const agentSchema = z
     greeting: z.string().optional(),
     grade: z.enum(['standard', 'premium']),
     filesystem: z.enum(['drive', 'none']),
-    tools: z.array(z.string()),
+    tools: z.array(z.enum(builtInToolNames)),
     workflows: z.array(workflowSchema),
     connections: z.array(connectionSchema),
     secrets: z.array(secretSchema),

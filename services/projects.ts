@@ -76,9 +76,10 @@ export class ProjectsService {
     });
   }
 
+  /** Holds each agent until the transaction ends, so a concurrent delete cannot pull it out from under the insert. */
   private async assertAgents(workspaceId: string, agentIds: string[], trx: Knex.Transaction): Promise<void> {
     for (const agentId of agentIds) {
-      if (!(await this.deps.repos.agents.find({ workspaceId, agentId }, trx))) {
+      if (!(await this.deps.repos.agents.hold({ workspaceId, agentId }, trx))) {
         throw new AppError('agent_not_found', `no such agent ${agentId}`);
       }
     }

@@ -88,6 +88,15 @@ export class AgentsRepository {
     return (trx ?? this.db)<AgentRow>('agents').where({ id: agentId, workspace_id: workspaceId }).first();
   }
 
+  /**
+   * Like `find`, and holds the row (FOR SHARE) until `trx` ends: deleting the agent waits for the
+   * transaction, so what it adds (members, files) exists before the delete removes it; a delete
+   * that came first makes this undefined.
+   */
+  async hold({ workspaceId, agentId }: { workspaceId: string; agentId: string }, trx: Knex.Transaction): Promise<AgentRow | undefined> {
+    return trx<AgentRow>('agents').where({ id: agentId, workspace_id: workspaceId }).forShare().first();
+  }
+
   /** The agent as of `version` (default: the latest); undefined when either is absent. */
   async get(
     { workspaceId, agentId, version }: { workspaceId: string; agentId: string; version?: number },
