@@ -1,6 +1,10 @@
 import Koa from 'koa';
+import { type Config, ConfigError } from '../config/env';
+import type { TurnLimits } from '../workflows/turn';
 import { AppError } from '../domain/errors';
 import { AgentsService } from '../services/agents';
+import { ConversationFilesService } from '../services/conversation-files';
+import { ConversationsService } from '../services/conversations';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectsService } from '../services/projects';
 import type { ApiDeps, ApiState } from './context';
@@ -9,6 +13,8 @@ import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
+import { conversationFileRoutes } from './routes/conversation-files';
+import { conversationRoutes } from './routes/conversations';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
@@ -16,6 +22,21 @@ import { openApiRoute } from './routes/openapi';
 import { projectRoutes } from './routes/projects';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
+
+/** Turn limits from configuration; passed to each turn workflow as input. */
+export function turnLimits(config: Config): TurnLimits {
+  return {
+    maxSteps: config.TURN_MAX_STEPS,
+    modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
+    heartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
+    modelRetryInitialMs: config.MODEL_RETRY_INITIAL_MS,
+  };
+}
+
+function signingKey(config: Config): string {
+  if (!config.URL_SIGNING_KEY) throw new ConfigError('URL_SIGNING_KEY', 'required: at least 32 characters of random text (signs file URLs)');
+  return config.URL_SIGNING_KEY;
+}
 
 /** Every route, each declared once with its contract (see routing.ts). */
 export function createRoutes(deps: ApiDeps): ApiRouter {
@@ -27,6 +48,19 @@ export function createRoutes(deps: ApiDeps): ApiRouter {
   agentRoutes(r, agents);
   knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
   projectRoutes(r, new ProjectsService(deps));
+  const conversations = new ConversationsService({
+    db: deps.db,
+    repos: deps.repos,
+    temporal: deps.temporal,
+    turnsQueue: deps.config.taskQueues.turns,
+    limits: turnLimits(deps.config),
+  });
+  conversationFileRoutes(
+    r,
+    new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config) }),
+    deps.config.PUBLIC_BASE_URL,
+  );
+  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream: { keepaliveMs: deps.config.SSE_KEEPALIVE_MS, pollMs: 2000 } });
   openApiRoute(r, deps.config.baseURL);
   return r;
 }

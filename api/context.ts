@@ -4,6 +4,7 @@ import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { Logger } from '../infra/logger';
+import type { TurnEventHub } from './sse/event-hub';
 
 /** Everything the API needs, passed in explicitly (no module-level singletons). */
 export interface ApiDeps {
@@ -12,6 +13,8 @@ export interface ApiDeps {
   repos: Repositories;
   temporal: Client;
   logger: Logger;
+  /** The process's one LISTEN connection for turn events. */
+  hub: TurnEventHub;
 }
 
 export interface ApiState {

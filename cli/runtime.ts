@@ -1,14 +1,15 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { activityDepsFromConfig, createActivities } from '../activities';
 import { startApiServer } from '../api/server';
+import { TurnEventHub } from '../api/sse/event-hub';
 import type { Config } from '../config/env';
 import { createDb, type Db } from '../db/connect';
 import { createRepositories } from '../db/repositories';
 import type { Logger } from '../infra/logger';
 import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
 import { installTemporalRuntime } from '../infra/temporal-runtime';
-import { startWorkers, workerIdentity } from '../workers/worker';
+import { startWorkers } from '../workers/worker';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -22,8 +23,10 @@ export async function runApi(opts: {
   logger: Logger;
 }): Promise<Stoppable & { port: number }> {
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
+  const hub = new TurnEventHub(opts.databaseUrl, opts.logger);
   let temporal: Client | undefined;
   try {
+    await hub.start();
     temporal = await connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress));
     const server = await startApiServer({
       config: opts.config,
@@ -31,17 +34,20 @@ export async function runApi(opts: {
       repos: createRepositories(db),
       temporal,
       logger: opts.logger,
+      hub,
     });
     const client = temporal;
     return {
       port: server.port,
       async stop() {
         await server.close();
+        await hub.close();
         await client.connection.close();
         await db.destroy();
       },
     };
   } catch (e) {
+    await hub.close();
     await temporal?.connection.close().catch(() => undefined);
     await db.destroy();
     throw e;
@@ -55,7 +61,7 @@ export async function runWorker(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable> {
-  installTemporalRuntime();
+  installTemporalRuntime(opts.logger);
   const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   let connection: NativeConnection | undefined;
   try {
@@ -64,7 +70,7 @@ export async function runWorker(opts: {
       connection,
       namespace: opts.config.TEMPORAL_NAMESPACE,
       taskQueues: opts.config.taskQueues,
-      activities: createActivities({ repos: createRepositories(db), workerIdentity: workerIdentity() }),
+      activities: createActivities(activityDepsFromConfig(opts.config, db)),
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const conn = connection;

@@ -23,6 +23,17 @@ const optionalUrl = z
   .url({ error: 'an absolute URL such as https://agents.example.com' })
   .optional()
   .or(z.literal('').transform(() => undefined));
+const modelSpec = optionalText.pipe(
+  z
+    .string()
+    .regex(/^(openai|anthropic|local):.+$/, 'provider:model with provider openai, anthropic or local, e.g. openai:gpt-4.1-mini or local:offline')
+    .optional(),
+);
+const providerUrl = (example: string) =>
+  z
+    .url({ protocol: /^https?$/, error: `an absolute http(s) URL such as ${example}` })
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 
 export const envSchema = z.object({
   PORT: port.default(8080),
@@ -60,9 +71,83 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9-]*$/, 'lower-case letters, digits and dashes')
     .default(''),
+
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: providerUrl('http://localhost:11434/v1'),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: providerUrl('https://api.anthropic.com'),
+  MODEL_STANDARD: modelSpec,
+  MODEL_PREMIUM: modelSpec,
+  LOCAL_MODEL_DELAY_MS: z.coerce
+    .number({ error: 'a number of milliseconds' })
+    .int('a whole number of milliseconds')
+    .min(0, 'at least 0')
+    // A short pause between words makes the offline model stream like a real one.
+    .default(25),
+
+  TURN_MAX_STEPS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(12),
+  MODEL_MAX_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(20, 'at most 20').default(5),
+  MODEL_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(10, 'at least 10').default(1000),
+  MODEL_HEARTBEAT_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(10_000),
+  CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
+  CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
+  URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+export type ModelProviderId = 'openai' | 'anthropic' | 'local';
+export type ModelGrade = 'standard' | 'premium';
+
+/** Which provider and model serve a grade, after defaults. */
+export interface ModelSpec {
+  provider: ModelProviderId;
+  /** Provider-specific model name, e.g. `gpt-4.1-mini` (`offline` for `local`). */
+  model: string;
+}
+
+/** The variables the model providers read. */
+export type ModelEnv = Pick<
+  Env,
+  'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'MODEL_STANDARD' | 'MODEL_PREMIUM' | 'LOCAL_MODEL_DELAY_MS'
+>;
+
+const DEFAULT_MODELS: Record<ModelProviderId, Record<ModelGrade, string>> = {
+  openai: { standard: 'openai:gpt-4.1-mini', premium: 'openai:gpt-4.1' },
+  anthropic: { standard: 'anthropic:claude-3-5-haiku-latest', premium: 'anthropic:claude-sonnet-4-5' },
+  local: { standard: 'local:offline', premium: 'local:offline' },
+};
+
+/**
+ * The model of each grade: `MODEL_STANDARD`/`MODEL_PREMIUM`, else a default chosen by which key is
+ * set (OpenAI, then Anthropic, else the offline `local` model). A grade naming a provider that has
+ * no key is a ConfigError naming that grade's variable — except OpenAI with `OPENAI_BASE_URL`
+ * (local OpenAI-compatible servers often need no key).
+ */
+export function resolveModelSpecs(e: ModelEnv): Record<ModelGrade, ModelSpec> {
+  const fallback: ModelProviderId = e.OPENAI_API_KEY ? 'openai' : e.ANTHROPIC_API_KEY ? 'anthropic' : 'local';
+  const resolve = (grade: ModelGrade, variable: 'MODEL_STANDARD' | 'MODEL_PREMIUM', value: string | undefined): ModelSpec => {
+    const text = value ?? DEFAULT_MODELS[fallback][grade];
+    const match = /^(openai|anthropic|local):(.+)$/.exec(text);
+    if (!match) {
+      throw new ConfigError(variable, `provider:model with provider openai, anthropic or local (got ${JSON.stringify(text)})`);
+    }
+    const provider = match[1] as ModelProviderId;
+    const model = match[2] ?? '';
+    if (provider === 'openai' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+      throw new ConfigError(variable, `${text} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)`);
+    }
+    if (provider === 'anthropic' && !e.ANTHROPIC_API_KEY && !e.ANTHROPIC_BASE_URL) {
+      throw new ConfigError(variable, `${text} needs ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a keyless proxy)`);
+    }
+    return { provider, model };
+  };
+  return {
+    standard: resolve('standard', 'MODEL_STANDARD', e.MODEL_STANDARD),
+    premium: resolve('premium', 'MODEL_PREMIUM', e.MODEL_PREMIUM),
+  };
+}
 
 export interface Config extends Env {
   /** Absolute data directory. */
@@ -72,6 +157,8 @@ export interface Config extends Env {
   /** The address that serves the hosted chat page and embed script. */
   embedURL: string;
   taskQueues: { turns: string; ops: string };
+  /** The provider and model of each grade (see `resolveModelSpecs`). */
+  models: Record<ModelGrade, ModelSpec>;
 }
 
 export class ConfigError extends Error {
@@ -97,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.TEMPORAL_TLS_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_KEY_PATH === undefined)) {
     throw new ConfigError('TEMPORAL_TLS_KEY_PATH', 'set together with TEMPORAL_TLS_CERT_PATH (mTLS needs both)');
   }
+  const models = resolveModelSpecs(e);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const baseURL = (e.PUBLIC_BASE_URL ?? `http://${localHost}:${e.PORT}`).replace(/\/$/, '');
   return {
@@ -108,5 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       turns: `${e.TEMPORAL_TASK_QUEUE_PREFIX}turns`,
       ops: `${e.TEMPORAL_TASK_QUEUE_PREFIX}ops`,
     },
+    models,
   };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './connect';
 import * as m001 from './migrations/001_foundation';
 import * as m002 from './migrations/002_agents_projects_files';
+import * as m003 from './migrations/003_conversations_turns';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -15,6 +16,7 @@ interface Migration {
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['001_foundation', m001],
   ['002_agents_projects_files', m002],
+  ['003_conversations_turns', m003],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

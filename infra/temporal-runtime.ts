@@ -1,10 +1,30 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { LogLevel, LogMetadata } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
+import type { Logger } from './logger';
 
 let installed = false;
 
-/** Temporal's core runtime logs through one process-wide logger; keep it to warnings. Once per process. */
-export function installTemporalRuntime(): void {
+const toPino = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/**
+ * Temporal's core runtime (and the worker) log through one process-wide logger: send it to our
+ * JSON log so an operator has one stream. Activity failures that Temporal retries are logged as
+ * warnings there. The AI SDK's own warnings (a process-wide global of the SDK) go there too.
+ * Once per process: Runtime.install refuses a second call.
+ */
+export function installTemporalRuntime(logger: Logger): void {
   if (installed) return;
   installed = true;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[toPino[level]]({ ...meta, source: 'temporal' }, message);
+  Runtime.install({
+    logger: {
+      log,
+      trace: (m, meta) => log('TRACE', m, meta),
+      debug: (m, meta) => log('DEBUG', m, meta),
+      info: (m, meta) => log('INFO', m, meta),
+      warn: (m, meta) => log('WARN', m, meta),
+      error: (m, meta) => log('ERROR', m, meta),
+    },
+  });
+  globalThis.AI_SDK_LOG_WARNINGS = (options) => logger.warn({ source: 'ai-sdk', warnings: options.warnings }, 'model provider warning');
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { knowledgeSpace } from '../db/repositories/files';
@@ -103,6 +104,17 @@ export class AgentsService {
     await this.deps.db.transaction(async (trx) => {
       if (!(await this.deps.repos.agents.delete({ workspaceId, agentId }, trx))) throw notFound();
       await this.deps.repos.files.dropSpace({ space: knowledgeSpace(agentId) }, trx);
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the agent (see `AgentsRepository.hold`), so a
+   * concurrent delete cannot leave behind what `work` writes. Throws agent_not_found when absent.
+   */
+  async whileExists<T>(workspaceId: string, agentId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction(async (trx) => {
+      if (!(await this.deps.repos.agents.hold({ workspaceId, agentId }, trx))) throw notFound();
+      return work(trx);
     });
   }
 

@@ -1,6 +1,6 @@
-import { hostname } from 'node:os';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities';
+import { workerIdentity } from './identity';
 
 export interface WorkerSetOptions {
   connection: NativeConnection;
@@ -19,9 +19,6 @@ export interface WorkerSet {
   done: Promise<void>;
 }
 
-export function workerIdentity(): string {
-  return `${process.pid}@${hostname()}`;
-}
 
 /** Bundles the deterministic workflow code once; both task queues run the same bundle. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {

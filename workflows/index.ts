@@ -1,2 +1,3 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
 export { roundTripProbe } from './probe';
+export { turnWorkflow } from './turn';

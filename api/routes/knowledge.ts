@@ -3,6 +3,7 @@ import { fileEntrySchema, filePathSchema, MAX_FILE_BYTES } from '../../domain/fi
 import type { KnowledgeService } from '../../services/knowledge';
 import { workspaceOf } from '../context';
 import { readUpload } from '../raw-body';
+import { sendFile } from '../send-file';
 import { type ApiRouter, listOf } from '../routing';
 import { agentIdParam } from './agents';
 
@@ -48,10 +49,7 @@ export function knowledgeRoutes(r: ApiRouter, knowledge: KnowledgeService): void
     },
     async (ctx, { params }) => {
       const { entry, content } = await knowledge.read(workspaceOf(ctx), params.agentId, params.path);
-      ctx.status = 200;
-      ctx.type = entry.mimeType;
-      ctx.set('Last-Modified', new Date(entry.modifiedAt).toUTCString());
-      ctx.body = content;
+      sendFile(ctx, entry, content);
       return undefined;
     },
   );

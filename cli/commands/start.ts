@@ -3,6 +3,7 @@ import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { createRepositories } from '../../db/repositories';
+import { ensureKeyFile } from '../../infra/key-file';
 import type { Logger } from '../../infra/logger';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
 import { runApi, runWorker, type Stoppable } from '../runtime';
@@ -26,8 +27,10 @@ async function prepareDatabase(url: string, config: Config, say: Say) {
  * DATABASE_URL / TEMPORAL_ADDRESS point elsewhere; then migrations, a worker and the API,
  * all in one process tree that stops cleanly on SIGINT/SIGTERM.
  */
-export async function startCommand(config: Config, logger: Logger, say: Say): Promise<void> {
-  await mkdir(config.dataDir, { recursive: true });
+export async function startCommand(given: Config, logger: Logger, say: Say): Promise<void> {
+  await mkdir(given.dataDir, { recursive: true });
+  // Keys an operator sets in production are made once and kept in DATA_DIR here.
+  const config: Config = { ...given, URL_SIGNING_KEY: given.URL_SIGNING_KEY ?? (await ensureKeyFile(given.dataDir, 'url-signing.key')) };
   const stack: Stoppable[] = [];
   const stopAll = async () => {
     for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));

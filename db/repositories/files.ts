@@ -37,6 +37,8 @@ export class FilesRepository {
     trx?: Knex.Transaction,
   ): Promise<PutOutcome> {
     const run = async (t: Knex.Transaction): Promise<PutOutcome> => {
+      // One put at a time per space: two concurrent puts of `a` and `a/b` would each pass the checks.
+      await t.raw('select pg_advisory_xact_lock(hashtext(?))', [input.space]);
       const q = t('files').where({ space: input.space });
       const blocking = await q.clone().whereIn('path', ancestors(input.path)).first('path');
       if (blocking) return { conflict: `${blocking.path} is a file, so it cannot be a folder` };
@@ -115,3 +117,5 @@ function toEntry(row: FileRow): FileEntry {
 
 /** The space name of an agent's knowledge files. */
 export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;
+/** The space name of a conversation's drive (its files and attachments). */
+export const driveSpace = (conversationId: string) => `drive:${conversationId}`;

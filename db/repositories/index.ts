@@ -1,9 +1,11 @@
 import type { Db } from '../connect';
 import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
+import { ConversationsRepository } from './conversations';
 import { FilesRepository } from './files';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
+import { TurnsRepository } from './turns';
 import { WorkspacesRepository } from './workspaces';
 
 /** All repositories over one knex instance, wired by hand in one place. */
@@ -15,6 +17,8 @@ export function createRepositories(db: Db) {
     agents: new AgentsRepository(db),
     projects: new ProjectsRepository(db),
     files: new FilesRepository(db),
+    conversations: new ConversationsRepository(db),
+    turns: new TurnsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

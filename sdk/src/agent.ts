@@ -1,14 +1,23 @@
+import { type AgentConversation, ConversationHandle, toConversation } from './conversation.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import { AgentKnowledge } from './knowledge.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
-import type { AgentRecord, Trigger, UpdateAgentFields, Workflow } from './types.js';
+import type { AgentConversationRecord, AgentRecord, Trigger, UpdateAgentFields, Workflow } from './types.js';
 import type { CallOptions } from './workspace.js';
 
 /** Options of `agent.get()`. */
 export interface GetAgentOptions extends CallOptions {
   /** Read this version (`?version=N`) instead of the latest. */
   version?: number;
+}
+
+/** Options of `agent.start(options)`. */
+export interface StartConversationOptions extends CallOptions {
+  /** Run the conversation on this agent version; the latest when omitted. */
+  version?: number;
+  /** Values of the agent's declared `parameters`, by name. */
+  parameters?: Record<string, string | number>;
 }
 
 /**
@@ -76,6 +85,36 @@ export class AgentHandle {
   /** Replaces all triggers and publishes a version (`PUT /v1/agents/:agentId/triggers`, body `{ triggers }`). */
   async setTriggers(triggers: Trigger[], options: CallOptions = {}): Promise<Agent> {
     return this.#agent('PUT', '/triggers', { body: { triggers }, signal: options.signal });
+  }
+
+  /**
+   * Starts a conversation on the agent (`POST /v1/agents/:agentId/conversations`, body
+   * `{ version?, parameters? }`). Resolves to it with its methods: `ask`, `messages`, files.
+   */
+  async start(options: StartConversationOptions = {}): Promise<AgentConversation> {
+    const body: { version?: number; parameters?: Record<string, string | number> } = {};
+    if (options.version !== undefined) body.version = options.version;
+    if (options.parameters !== undefined) body.parameters = options.parameters;
+    const record = await this.#http.request<AgentConversationRecord>('POST', `${this.#path()}/conversations`, {
+      body,
+      signal: options.signal,
+      expect: 'object',
+    });
+    return toConversation(this.#http, record);
+  }
+
+  /** The agent's conversations, newest first (`GET /v1/agents/:agentId/conversations`). */
+  async conversations(options: CallOptions = {}): Promise<AgentConversation[]> {
+    const records = await this.#http.request<AgentConversationRecord[]>('GET', `${this.#path()}/conversations`, { signal: options.signal, expect: 'list' });
+    return records.map((record) => toConversation(this.#http, record));
+  }
+
+  /**
+   * A handle to the conversation `conversationId` of this agent, e.g. an id stored earlier.
+   * Sends no request; neither the id nor its agent is checked until a call.
+   */
+  conversation(conversationId: string): ConversationHandle<AgentConversationRecord> {
+    return new ConversationHandle<AgentConversationRecord>(this.#http, conversationId);
   }
 
   #path(): string {

@@ -1,5 +1,15 @@
-export { type Agent, AgentHandle, type GetAgentOptions } from './agent.js';
+export { type Agent, AgentHandle, type GetAgentOptions, type StartConversationOptions } from './agent.js';
 export { AgentsResource } from './agents.js';
+export { attachmentFromBytes } from './attachments.js';
+export {
+  type AgentConversation,
+  type AskOptions,
+  type Conversation,
+  ConversationHandle,
+  type ConversationOf,
+  type FileUrlOptions,
+  type ProjectConversation,
+} from './conversation.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';
 export { AgentKnowledge } from './knowledge.js';
@@ -9,11 +19,15 @@ export { type Project, ProjectHandle } from './project.js';
 export { ProjectsResource } from './projects.js';
 export { Service, type ServiceConstructor } from './service.js';
 export { readSSE, type SSEMessage } from './sse.js';
+export { Turn } from './turn.js';
 export type {
+  AgentConversationRecord,
   AgentRecord,
+  Attachment,
   BuiltInToolName,
   ChatTrigger,
   Connection,
+  ConversationRecord,
   CreateAgentFields,
   CreateProjectFields,
   FileEntry,
@@ -24,8 +38,11 @@ export type {
   IntervalTrigger,
   McpServer,
   Member,
+  Message,
   Parameter,
+  ProjectConversationRecord,
   ProjectRecord,
+  Requirement,
   Role,
   ScheduleTrigger,
   Scope,

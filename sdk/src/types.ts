@@ -34,17 +34,118 @@ export interface Step {
 }
 
 /**
- * One event of a turn, discriminated by `type`: exactly the spec's TurnEvent table. A failure
- * while iterating a turn arrives as an `error` event, after which the iteration ends.
+ * One event of a turn, discriminated by `type`: exactly the spec's TurnEvent table. A turn's
+ * events end with exactly one `done` or `error`. A failure while iterating a turn (including
+ * one of the request itself) arrives as an `error` event, after which the iteration ends.
+ *
+ * - `start`: the turn exists on the service; `turnId` identifies it.
+ * - `progress`: the current list of steps (each event carries the whole list).
+ * - `tool`: a tool call started or ended (`ok` tells how it ended).
+ * - `text`: a piece of the reply; see `reset`.
+ * - `file`: the agent wrote the file at `path` in the conversation's file space.
+ * - `done`: the turn succeeded; `reply` is the whole reply.
+ * - `error`: the turn failed; `retryable` tells whether asking again may succeed.
  */
 export type TurnEvent =
   | { type: 'start'; turnId: string }
   | { type: 'progress'; steps: Step[] }
   | { type: 'tool'; name: string; state: 'start' | 'end'; ok?: boolean }
-  | { type: 'text'; text: string }
+  | {
+      type: 'text';
+      /** Text to append to the reply being shown. */
+      text: string;
+      /**
+       * When `true`: first drop the text received since the last `tool` event (or since the
+       * turn's start), then append `text`. Sent when a retried model call's output differs
+       * from what was already streamed. Absent otherwise.
+       */
+      reset?: true;
+    }
   | { type: 'file'; path: string }
   | { type: 'done'; reply: string }
   | { type: 'error'; message: string; retryable: boolean };
+
+/** A secret or connection a conversation needs before it is `ready`. */
+export interface Requirement {
+  /** What has to be supplied. */
+  kind: 'secret' | 'connection';
+  /** The secret's name or the connection's provider. */
+  name: string;
+  /** Whether the conversation cannot take turns without it. */
+  required: boolean;
+}
+
+/**
+ * A conversation started on an agent: the plain data the service returns. The SDK hands it out
+ * as an `AgentConversation`, which adds the methods of `ConversationHandle`.
+ */
+export interface AgentConversationRecord {
+  /** Conversation id (prefix `cnv_`). */
+  id: string;
+  /** The agent the conversation runs on. */
+  agentId: string;
+  /** The agent version the conversation runs on. */
+  version: number;
+  /** When the conversation started. */
+  startedAt: string;
+  /** Short title, once the service has given it one. */
+  title?: string;
+  /** Whether turns can be taken: false while a required item of `requires` is missing. */
+  ready: boolean;
+  /** Secrets and connections the conversation needs. */
+  requires: Requirement[];
+  /** When the conversation was ended (`conversation.end()`); absent while it is open. */
+  endedAt?: string;
+}
+
+/**
+ * A conversation started on a project: the plain data the service returns. The SDK hands it
+ * out as a `ProjectConversation`, which adds the methods of `ConversationHandle`.
+ */
+export interface ProjectConversationRecord {
+  /** Conversation id (prefix `cnv_`). */
+  id: string;
+  /** The project the conversation belongs to. */
+  projectId: string;
+  /** When the conversation started. */
+  startedAt: string;
+  /** Short title, once the service has given it one. */
+  title?: string;
+  /** Whether turns can be taken: false while a required item of `requires` is missing. */
+  ready: boolean;
+  /** Secrets and connections the conversation needs. */
+  requires: Requirement[];
+  /** When the conversation was ended (`conversation.end()`); absent while it is open. */
+  endedAt?: string;
+}
+
+/** Either kind of conversation record; tell them apart with `'agentId' in record`. */
+export type ConversationRecord = AgentConversationRecord | ProjectConversationRecord;
+
+/** One message of a conversation's history (`conversation.messages()`). */
+export interface Message {
+  /** Who wrote it. */
+  role: 'user' | 'assistant';
+  /** The text. */
+  content: string;
+  /** When it was written. */
+  at: string;
+}
+
+/**
+ * A file or image sent with a turn (`conversation.ask(text, { attachments })`).
+ * `attachmentFromBytes` builds one from raw bytes.
+ */
+export interface Attachment {
+  /** `image` for pictures the model should see, `file` for anything else. */
+  kind: 'image' | 'file';
+  /** File name shown to the agent. */
+  name?: string;
+  /** Media type of the content, e.g. `image/png`, `application/pdf`. */
+  mimeType: string;
+  /** The content, base64-encoded (standard alphabet, with padding). */
+  data: string;
+}
 
 /** Quality tier of the model an agent or a project manager runs on. */
 export type Grade = 'standard' | 'premium';

@@ -1,5 +1,6 @@
 import { AgentHandle } from './agent.js';
 import { AgentsResource } from './agents.js';
+import { ConversationHandle } from './conversation.js';
 import type { HttpClient } from './http.js';
 import { ProjectHandle } from './project.js';
 import { ProjectsResource } from './projects.js';
@@ -36,6 +37,14 @@ export class WorkspaceClient {
   /** A handle to the agent `agentId`, e.g. an id stored earlier. Sends no request; the id is not checked until a call. */
   agent(agentId: string): AgentHandle {
     return new AgentHandle(this.http, agentId);
+  }
+
+  /**
+   * A handle to the conversation `conversationId`, of an agent or a project. Sends no request;
+   * the id is not checked until a call. `get()` resolves to either kind of conversation.
+   */
+  conversation(conversationId: string): ConversationHandle {
+    return new ConversationHandle(this.http, conversationId);
   }
 
   /** A handle to the project `projectId`. Sends no request; the id is not checked until a call. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { createRoutes } from '../../api/app';
 import { openApiPath } from '../../api/openapi';
+import { TurnEventHub } from '../../api/sse/event-hub';
 import { createLogger } from '../../infra/logger';
 import { startTestApi, type TestApi } from '../support/api';
 import { fixture } from '../support/fixture';
@@ -36,6 +37,7 @@ describe('OpenAPI document', () => {
       repos: api.repos,
       temporal: api.temporal,
       logger: createLogger('silent'),
+      hub: new TurnEventHub(fixture().databaseUrl, createLogger('silent')),
     });
     const served = new Set<string>();
     for (const layer of routes.router.stack) {

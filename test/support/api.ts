@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
+import type { Config } from '../../config/env';
 import { startApiServer } from '../../api/server';
+import { TurnEventHub } from '../../api/sse/event-hub';
 import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import type { Workspace } from '../../domain/workspace';
@@ -17,17 +19,20 @@ export interface TestApi {
   newWorkspace(opts?: { name?: string; credits?: number }): Promise<{ workspace: Workspace; apiKey: string; keyId: string }>;
 }
 
-/** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
-export async function startTestApi(): Promise<TestApi> {
+/**
+ * The real API on a free port, against the fixture's PostgreSQL and Temporal. `config` replaces
+ * the fixture's (e.g. other task queues, so turns go to a worker a test controls).
+ */
+export async function startTestApi(opts: { config?: Config } = {}): Promise<TestApi> {
   const f = fixture();
+  const config = opts.config ?? f.config;
   const db = createDb({ url: f.databaseUrl, poolMax: 10 });
   const repos = createRepositories(db);
   const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false });
-  const server = await startApiServer(
-    { config: f.config, db, repos, temporal, logger: createLogger('silent') },
-    0,
-    '127.0.0.1',
-  );
+  const logger = createLogger('silent');
+  const hub = new TurnEventHub(f.databaseUrl, logger);
+  await hub.start();
+  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, 0, '127.0.0.1');
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
     db,
@@ -35,6 +40,7 @@ export async function startTestApi(): Promise<TestApi> {
     temporal,
     async stop() {
       await server.close();
+      await hub.close();
       await temporal.connection.close();
       await db.destroy();
     },

@@ -2,18 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createActivities } from '../../activities';
+import { activityDepsFromConfig, createActivities } from '../../activities';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
-import { createRepositories } from '../../db/repositories';
 import { randomToken } from '../../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
+import { createLogger } from '../../infra/logger';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { installTemporalRuntime } from '../../infra/temporal-runtime';
-import { startWorkers, type WorkerSet, workerIdentity } from '../../workers/worker';
+import { startWorkers, type WorkerSet } from '../../workers/worker';
 import { setFixture } from './fixture';
 
 /**
@@ -82,17 +82,21 @@ export async function mochaGlobalSetup(): Promise<void> {
     TEMPORAL_TASK_QUEUE_PREFIX: `t${randomToken(6)}-`,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
+    URL_SIGNING_KEY: randomToken(40),
+    // A machine with OPENAI_API_KEY set would otherwise make OpenAI the default model.
+    MODEL_STANDARD: 'local:offline',
+    MODEL_PREMIUM: 'local:offline',
   });
   const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
   await migrateLatest(db);
 
-  installTemporalRuntime();
+  installTemporalRuntime(createLogger('silent'));
   const connection = await connectTemporalWorker({ address: temporal.address, namespace: 'default', tls: false });
   const workers: WorkerSet = await startWorkers({
     connection,
     namespace: 'default',
     taskQueues: config.taskQueues,
-    activities: createActivities({ repos: createRepositories(db), workerIdentity: workerIdentity() }),
+    activities: createActivities(activityDepsFromConfig(config, db)),
   });
   stops.push(async () => {
     await workers.shutdown();

@@ -95,3 +95,23 @@ export async function failure(call: Promise<unknown>): Promise<ServiceError> {
   }
   assert.fail('the call succeeded');
 }
+
+/** Starts a `text/event-stream` answer, as the service does for a turn. */
+export function openEventStream(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+}
+
+/** One turn event in the service's wire format: `id: <seq>`, `event: <type>`, `data: <JSON>`. */
+export function sseEvent(seq: number, event: { type: string } & Record<string, unknown>): string {
+  return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Writes `data`, then cuts the connection without ending the answer (a dropped stream). */
+export function writeThenDrop(res: ServerResponse, data = ''): void {
+  if (data === '') {
+    res.socket?.destroy();
+    return;
+  }
+  res.write(data, () => res.socket?.destroy());
+}

@@ -1,0 +1,82 @@
+/**
+ * The one small interface every model provider implements: stream a completion that may ask
+ * for tool calls. The turn's model activity owns retries (Temporal), so providers never retry;
+ * they classify failures with `ModelError` instead.
+ */
+
+/** A JSON Schema object describing a tool's arguments (type: 'object'). */
+export type JsonSchemaObject = Record<string, unknown>;
+
+export interface ModelTool {
+  /** Name the model calls the tool by: `[A-Za-z0-9_-]{1,64}`. */
+  name: string;
+  description: string;
+  parameters: JsonSchemaObject;
+}
+
+export interface ModelToolCall {
+  /** The provider's id of this call, echoed back with its result. */
+  id: string;
+  name: string;
+  /** Parsed arguments (a JSON object). */
+  args: Record<string, unknown>;
+}
+
+export type ModelContentPart =
+  | { type: 'text'; text: string }
+  /** `data` is base64 without a `data:` prefix. */
+  | { type: 'image'; mimeType: string; data: string };
+
+export type ModelMessage =
+  | { role: 'user'; content: string | ModelContentPart[] }
+  | { role: 'assistant'; content: string; toolCalls?: ModelToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+
+export interface ModelRequest {
+  /** Provider-specific model name, e.g. `gpt-4.1-mini`. */
+  model: string;
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelTool[];
+  /** Aborts the HTTP request (activity cancellation or heartbeat loss). */
+  signal?: AbortSignal;
+  maxOutputTokens?: number;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelResult {
+  /** All text of this completion (the concatenation of the deltas). */
+  text: string;
+  /** Empty when the model gave its final answer. */
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+  finishReason: 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
+}
+
+export interface ModelProvider {
+  /** `openai`, `anthropic` or `local`. */
+  readonly id: string;
+  /** Streams one completion; `onText` receives each text delta as it arrives, in order. */
+  stream(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult>;
+}
+
+/**
+ * A classified provider failure. `retryable` failures (429, 5xx, network, malformed stream) are
+ * retried by Temporal with backoff; `retryAfterMs` (from `Retry-After`) sets the next delay.
+ * Others (400, 401, 403, 404, 422…) end the turn with an `error` event.
+ */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}

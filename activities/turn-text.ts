@@ -1,0 +1,75 @@
+import type { TurnEvent } from '../domain/turn-events';
+
+/**
+ * Streams one model step's text to the event log in small batches, and makes a retried step
+ * seamless where it can: `shown` starts as what an earlier attempt of the same step already
+ * streamed. While the new attempt repeats that text, nothing is sent; once it goes further, only
+ * the new part is sent; if it says something else, one `text` event with `reset: true` carries
+ * the whole text so far, so consumers replace what they showed.
+ */
+export class StepTextStream {
+  private produced = '';
+  private shown: string;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+
+  constructor(
+    alreadyShown: string,
+    private readonly append: (events: TurnEvent[]) => Promise<boolean>,
+    private readonly flushMs: number,
+    private readonly onFlush: () => void = () => undefined,
+  ) {
+    this.shown = alreadyShown;
+  }
+
+  get text(): string {
+    return this.produced;
+  }
+
+  push(delta: string): void {
+    this.produced += delta;
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.enqueue(false);
+    }, this.flushMs);
+  }
+
+  /** Sends whatever is left and settles the step's text exactly on what was produced. */
+  async end(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.enqueue(true);
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops sending (the attempt failed); nothing queued after this is written. */
+  abandon(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private enqueue(final: boolean): void {
+    this.chain = this.chain.then(async () => {
+      if (this.failure) return;
+      const event = this.next(final);
+      if (!event) return;
+      this.onFlush();
+      if (!(await this.append([event]))) this.failure = new Error('superseded: another attempt owns this turn, or it has ended');
+    });
+  }
+
+  private next(final: boolean): TurnEvent | undefined {
+    const { produced, shown } = this;
+    if (produced === shown) return undefined;
+    if (produced.startsWith(shown)) {
+      this.shown = produced;
+      return { type: 'text', text: produced.slice(shown.length) };
+    }
+    // The consumer shows more than this attempt has produced so far: wait, unless it is over.
+    if (shown.startsWith(produced) && !final) return undefined;
+    this.shown = produced;
+    return { type: 'text', text: produced, reset: true };
+  }
+}

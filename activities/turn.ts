@@ -1,0 +1,160 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { loadTurnContext } from './turn-context';
+import type { Db } from '../db/connect';
+import type { Repositories } from '../db/repositories';
+import type { AttachmentRef, MessageRow } from '../db/repositories/conversations';
+import { driveSpace } from '../db/repositories/files';
+import type { AgentConfig } from '../domain/agent';
+import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
+import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
+import { buildSystemPrompt } from './prompt';
+import type { ToolContext, ToolRunner } from './tools/types';
+import { StepTextStream } from './turn-text';
+
+export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
+
+export interface TurnDeps {
+  db: Db;
+  repos: Repositories;
+  resolveModel: ResolveModel;
+  tools: ToolRunner;
+  /** Credits debited per 1000 tokens (input + output), by grade. */
+  creditsPer1kTokens: Record<AgentConfig['grade'], number>;
+  /** How long text deltas are batched before they are written (ARCHITECTURE: ≤ ~20 ms). */
+  textFlushMs: number;
+}
+
+export interface ModelStepInput extends TurnRef {
+  step: number;
+  transcript: TranscriptItem[];
+}
+
+export interface ModelStepResult {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+}
+
+async function userContent(deps: TurnDeps, conversationId: string, row: MessageRow): Promise<string | ModelContentPart[]> {
+  const refs: AttachmentRef[] = row.attachments ?? [];
+  if (refs.length === 0) return row.content;
+  const parts: ModelContentPart[] = [];
+  if (row.content) parts.push({ type: 'text', text: row.content });
+  for (const ref of refs) {
+    if (ref.kind === 'image') {
+      const file = await deps.repos.files.read({ space: driveSpace(conversationId), path: ref.path });
+      if (file) parts.push({ type: 'image', mimeType: ref.mimeType, data: file.content.toString('base64') });
+    } else {
+      parts.push({ type: 'text', text: `[The user attached a file, saved in the conversation drive at ${ref.path} (${ref.mimeType}).]` });
+    }
+  }
+  return parts;
+}
+
+/** The conversation so far as model messages: earlier turns, this turn's user message, then this turn's steps. */
+async function history(deps: TurnDeps, conversationId: string, transcript: TranscriptItem[]): Promise<ModelMessage[]> {
+  const rows = await deps.repos.conversations.messageRows({ conversationId });
+  const out: ModelMessage[] = [];
+  for (const row of rows) {
+    if (row.role === 'assistant') out.push({ role: 'assistant', content: row.content });
+    else out.push({ role: 'user', content: await userContent(deps, conversationId, row) });
+  }
+  return [...out, ...transcript];
+}
+
+function toFailure(e: unknown): Error {
+  if (e instanceof ModelError) {
+    return ApplicationFailure.create({
+      message: e.message,
+      type: e.retryable ? 'model_unavailable' : 'model_rejected',
+      nonRetryable: !e.retryable,
+      ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
+      details: [{ status: e.status ?? null }],
+    });
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+export function createTurnActivities(deps: TurnDeps) {
+  return {
+    /** One model call: streams its text into the event log and returns text and tool calls. */
+    async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
+      const ctx = Context.current();
+      const writer = `${ctx.info.activityId}#${ctx.info.attempt}`;
+      if (!(await deps.repos.turns.claim({ turnId: input.turnId, writer }))) {
+        throw ApplicationFailure.nonRetryable('the turn is no longer running', 'turn_finished');
+      }
+      const { conversation, agentId, config, turn } = await loadTurnContext(deps.repos, input.turnId);
+      const { provider, model } = deps.resolveModel(config.grade);
+      const toolCtx: ToolContext = { workspaceId: turn.workspace_id, agentId, conversationId: conversation.id, turnId: turn.id, agent: config };
+      const [messages, tools, alreadyShown] = await Promise.all([
+        history(deps, conversation.id, input.transcript),
+        deps.tools.available(toolCtx),
+        deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }),
+      ]);
+      const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
+      const text = new StepTextStream(
+        alreadyShown,
+        (events) => deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer }),
+        deps.textFlushMs,
+        () => ctx.heartbeat(),
+      );
+      try {
+        const result = await provider.stream(
+          {
+            model,
+            system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, now: new Date() }),
+            messages,
+            tools,
+            signal: ctx.cancellationSignal,
+          },
+          (delta) => text.push(delta),
+        );
+        await text.end();
+        return { text: result.text, toolCalls: result.toolCalls, usage: result.usage };
+      } catch (e) {
+        text.abandon();
+        throw toFailure(e);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /**
+     * Ends the turn: the assistant message, the credit debit and the `done` event in one
+     * transaction, keyed by the turn id so a retried activity writes nothing twice.
+     */
+    async finishTurn(input: TurnRef & { reply: string; usage: ModelUsage }): Promise<void> {
+      const { conversation, config } = await loadTurnContext(deps.repos, input.turnId);
+      const tokens = input.usage.inputTokens + input.usage.outputTokens;
+      const cost = Math.round((tokens / 1000) * deps.creditsPer1kTokens[config.grade] * 1e6) / 1e6;
+      await deps.db.transaction(async (trx) => {
+        const finished = await deps.repos.turns.finish(
+          { turnId: input.turnId, status: 'done', terminal: { type: 'done', reply: input.reply }, usage: input.usage, cost },
+          trx,
+        );
+        if (!finished) return;
+        await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: input.reply }, trx);
+        const inserted = await trx('credit_debits')
+          .insert({ turn_id: input.turnId, workspace_id: conversation.workspace_id, amount: cost })
+          .onConflict('turn_id')
+          .ignore()
+          .returning('turn_id');
+        if (inserted.length > 0) await deps.repos.workspaces.addCredits({ id: conversation.workspace_id, amount: -cost }, trx);
+      });
+    },
+
+    /** Ends the turn with an `error` event (no reply, no debit). Idempotent. */
+    async failTurn(input: TurnRef & { message: string; retryable: boolean }): Promise<void> {
+      await deps.db.transaction((trx) =>
+        deps.repos.turns.finish(
+          { turnId: input.turnId, status: 'error', terminal: { type: 'error', message: input.message, retryable: input.retryable } },
+          trx,
+        ),
+      );
+    },
+  };
+}
+
+export type TurnActivities = ReturnType<typeof createTurnActivities>;

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { agentConversationSchema, askSchema, messageSchema, startConversationSchema } from '../../domain/conversation';
+import { AppError } from '../../domain/errors';
+import type { ConversationsService } from '../../services/conversations';
+import type { ApiDeps } from '../context';
+import { workspaceOf } from '../context';
+import { type ApiRouter, listOf } from '../routing';
+import type { TurnEventHub } from '../sse/event-hub';
+import { lastEventId, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
+import { agentIdParam } from './agents';
+
+export const conversationIdParam = z.object({ conversationId: z.string().min(1).max(100) });
+const turnIdParam = z.object({ turnId: z.string().min(1).max(100) });
+
+/** Conversations of agents, their messages, and turns streamed as Server-Sent Events. */
+export function conversationRoutes(
+  r: ApiRouter,
+  conversations: ConversationsService,
+  deps: Pick<ApiDeps, 'repos'> & { hub: TurnEventHub; stream: TurnStreamOptions },
+): void {
+  const stream = { turns: deps.repos.turns, hub: deps.hub };
+  r.add(
+    {
+      method: 'post', path: '/v1/agents/:agentId/conversations', operationId: 'startConversation', tag: 'Conversations',
+      summary: 'Start a conversation pinned to a version (default: the latest), with parameter values',
+      params: agentIdParam, body: startConversationSchema,
+      response: { status: 201, description: 'The conversation', schema: agentConversationSchema },
+      errors: ['agent_not_found', 'version_not_found', 'invalid_parameters'],
+    },
+    (ctx, { params, body }) => conversations.start(workspaceOf(ctx), params.agentId, body),
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/agents/:agentId/conversations', operationId: 'listConversations', tag: 'Conversations',
+      summary: "The agent's conversations, newest first",
+      params: agentIdParam,
+      response: { status: 200, description: 'The conversations', schema: z.object({ data: z.array(agentConversationSchema) }).meta({ id: 'AgentConversationList' }) },
+      errors: ['agent_not_found'],
+    },
+    async (ctx, { params }) => listOf(await conversations.listForAgent(workspaceOf(ctx), params.agentId)),
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/conversations/:conversationId', operationId: 'getConversation', tag: 'Conversations',
+      summary: 'A conversation, with `ready` and what it still `requires`',
+      params: conversationIdParam,
+      response: { status: 200, description: 'The conversation', schema: agentConversationSchema },
+      errors: ['conversation_not_found'],
+    },
+    (ctx, { params }) => conversations.get(workspaceOf(ctx), params.conversationId),
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/conversations/:conversationId/messages', operationId: 'listMessages', tag: 'Conversations',
+      summary: 'The messages in order',
+      params: conversationIdParam,
+      response: { status: 200, description: 'The messages', schema: z.object({ data: z.array(messageSchema) }).meta({ id: 'MessageList' }) },
+      errors: ['conversation_not_found'],
+    },
+    async (ctx, { params }) => listOf(await conversations.messages(workspaceOf(ctx), params.conversationId)),
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/conversations/:conversationId/end', operationId: 'endConversation', tag: 'Conversations',
+      summary: 'End the conversation; later asks answer 409 conversation_ended',
+      params: conversationIdParam,
+      response: { status: 204, description: 'Ended' },
+      errors: ['conversation_not_found'],
+    },
+    (ctx, { params }) => conversations.end(workspaceOf(ctx), params.conversationId),
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/conversations/:conversationId/turns', operationId: 'ask', tag: 'Conversations',
+      summary: 'Send a message; the answer is the turn as Server-Sent Events (start … done | error)',
+      params: conversationIdParam, body: askSchema,
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'temporal_unavailable'],
+    },
+    async (ctx, { params, body }) => {
+      const turnId = await conversations.ask(workspaceOf(ctx), params.conversationId, body);
+      ctx.set('X-Turn-Id', turnId);
+      streamTurn(ctx, stream, turnId, 0, deps.stream);
+      return undefined;
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/turns/:turnId/events', operationId: 'turnEvents', tag: 'Conversations',
+      summary: 'The events of a turn after `Last-Event-ID` (all of them without it), live until its end',
+      params: turnIdParam,
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      errors: ['turn_not_found'],
+    },
+    async (ctx, { params }) => {
+      const after = lastEventId(ctx);
+      if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
+      const turn = await deps.repos.turns.get({ turnId: params.turnId, workspaceId: workspaceOf(ctx) });
+      if (!turn) throw new AppError('turn_not_found', 'no such turn');
+      streamTurn(ctx, stream, turn.id, after, deps.stream);
+      return undefined;
+    },
+  );
+}

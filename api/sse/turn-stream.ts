@@ -1,0 +1,96 @@
+import { PassThrough } from 'node:stream';
+import type { TurnsRepository } from '../../db/repositories/turns';
+import { isTerminal } from '../../domain/turn-events';
+import type { ApiContext } from '../context';
+import type { TurnEventHub } from './event-hub';
+
+export interface TurnStreamOptions {
+  keepaliveMs: number;
+  /** Safety net: re-read this often even without a notification. */
+  pollMs: number;
+}
+
+/**
+ * Answers with the turn's events after `afterSeq` as Server-Sent Events, then follows the log
+ * live until the terminal event, which ends the stream. Wire format (ARCHITECTURE.md):
+ * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
+ */
+export function streamTurn(
+  ctx: ApiContext,
+  deps: { turns: TurnsRepository; hub: TurnEventHub },
+  turnId: string,
+  afterSeq: number,
+  opts: TurnStreamOptions,
+): void {
+  ctx.status = 200;
+  ctx.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    // Proxies must neither buffer nor compress a stream.
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+  });
+  ctx.req.socket.setNoDelay(true);
+  const out = new PassThrough();
+  ctx.body = out;
+
+  let lastSeq = afterSeq;
+  let reading = false;
+  let again = false;
+  let finished = false;
+
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    clearInterval(keepalive);
+    clearInterval(poll);
+    out.end();
+  };
+
+  const read = async (): Promise<void> => {
+    if (finished) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        const events = await deps.turns.eventsAfter({ turnId, seq: lastSeq });
+        let chunk = '';
+        for (const { seq, event } of events) {
+          chunk += `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+          lastSeq = seq;
+          if (isTerminal(event)) {
+            out.write(chunk);
+            finish();
+            return;
+          }
+        }
+        if (chunk) out.write(chunk);
+        if (events.length === 1000) again = true; // a long backlog: keep reading
+      } while (again && !finished);
+    } catch (err) {
+      out.destroy(err instanceof Error ? err : new Error(String(err)));
+      finish();
+    } finally {
+      reading = false;
+    }
+  };
+
+  const unsubscribe = deps.hub.subscribe(turnId, () => void read());
+  const keepalive = setInterval(() => out.write(': keepalive\n\n'), opts.keepaliveMs);
+  const poll = setInterval(() => void read(), opts.pollMs);
+  ctx.res.on('close', finish);
+  out.on('close', finish);
+  void read();
+}
+
+/** `Last-Event-ID` (or `?lastEventId=`) as a sequence number; 0 replays from the start. */
+export function lastEventId(ctx: ApiContext): number | undefined {
+  const raw = ctx.get('last-event-id') || (typeof ctx.query.lastEventId === 'string' ? ctx.query.lastEventId : '');
+  if (raw === '') return 0;
+  return /^\d{1,9}$/.test(raw) ? Number(raw) : undefined;
+}

@@ -1,0 +1,187 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/connect';
+import type { Repositories } from '../db/repositories';
+import type { AttachmentRef, ConversationRow } from '../db/repositories/conversations';
+import { driveSpace } from '../db/repositories/files';
+import { iso } from '../db/rows';
+import type { AgentConfig } from '../domain/agent';
+import { type AgentConversation, type AskInput, type Requirement, resolveParameters, titleFrom } from '../domain/conversation';
+import { AppError } from '../domain/errors';
+import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
+import { detectMimeType } from '../domain/mime';
+import type { TurnInput, TurnLimits } from '../workflows/turn';
+import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+
+const notFound = () => new AppError('conversation_not_found', 'no such conversation');
+
+/**
+ * Required secrets and connections that nothing supplies yet. Supplying values comes with the
+ * tools issue; until then every required one is missing.
+ */
+export function missingRequirements(config: AgentConfig): Requirement[] {
+  return [
+    ...config.secrets.filter((s) => s.required).map((s) => ({ kind: 'secret' as const, name: s.name, required: true })),
+    ...config.connections.filter((c) => c.required).map((c) => ({ kind: 'connection' as const, name: c.provider, required: true })),
+  ];
+}
+
+export interface ConversationsDeps {
+  db: Db;
+  repos: Repositories;
+  temporal: Client;
+  turnsQueue: string;
+  limits: TurnLimits;
+}
+
+/**
+ * Conversations and the start of a turn. Rules: a conversation is pinned to a version; `ask` on
+ * an ended, not-ready or out-of-credit conversation is refused before anything is written; one
+ * turn runs at a time per conversation (a second `ask` gets 409 `turn_in_progress`).
+ */
+export class ConversationsService {
+  constructor(private readonly deps: ConversationsDeps) {}
+
+  private async view(row: ConversationRow, config?: AgentConfig): Promise<AgentConversation> {
+    const agentConfig = config ?? (await this.pinnedConfig(row));
+    const requires = missingRequirements(agentConfig);
+    return {
+      id: row.id,
+      agentId: row.agent_id!,
+      version: row.version!,
+      startedAt: iso(row.started_at),
+      ...(row.title ? { title: row.title } : {}),
+      ready: requires.length === 0,
+      requires,
+      ...(row.ended_at ? { endedAt: iso(row.ended_at) } : {}),
+    };
+  }
+
+  private async pinnedConfig(row: ConversationRow): Promise<AgentConfig> {
+    const found = await this.deps.repos.agents.get({ workspaceId: row.workspace_id, agentId: row.agent_id!, version: row.version! });
+    if (!('agent' in found)) throw notFound();
+    const { id: _i, role: _r, version: _v, createdAt: _c, updatedAt: _u, ...config } = found.agent;
+    return config;
+  }
+
+  async start(workspaceId: string, agentId: string, input: { version?: number; parameters?: Record<string, string | number> }): Promise<AgentConversation> {
+    const found = await this.deps.repos.agents.get({ workspaceId, agentId, version: input.version });
+    if (!('agent' in found)) {
+      if (found.missing === 'agent') throw new AppError('agent_not_found', 'no such agent');
+      throw new AppError('version_not_found', `agent ${agentId} has no version ${input.version}`);
+    }
+    const { id: _i, role: _r, version, createdAt: _c, updatedAt: _u, ...config } = found.agent;
+    const params = resolveParameters(config.parameters, input.parameters ?? {});
+    if (!params.ok) throw new AppError('invalid_parameters', `body.parameters.${params.name}: ${params.problem}`);
+    const row = await this.deps.repos.conversations.create({ workspaceId, agentId, version, parameters: params.values });
+    return this.view(row, config);
+  }
+
+  async get(workspaceId: string, conversationId: string): Promise<AgentConversation> {
+    const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
+    if (!row) throw notFound();
+    return this.view(row);
+  }
+
+  async listForAgent(workspaceId: string, agentId: string): Promise<AgentConversation[]> {
+    if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw new AppError('agent_not_found', 'no such agent');
+    const rows = await this.deps.repos.conversations.listForAgent({ workspaceId, agentId });
+    const configs = new Map<number, AgentConfig>();
+    const out: AgentConversation[] = [];
+    for (const row of rows) {
+      let config = configs.get(row.version!);
+      if (!config) configs.set(row.version!, (config = await this.pinnedConfig(row)));
+      out.push(await this.view(row, config));
+    }
+    return out;
+  }
+
+  async messages(workspaceId: string, conversationId: string) {
+    const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
+    if (!row) throw notFound();
+    return this.deps.repos.conversations.messages({ conversationId });
+  }
+
+  async end(workspaceId: string, conversationId: string): Promise<void> {
+    const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
+    if (!row) throw notFound();
+    await this.deps.repos.conversations.end({ conversationId });
+  }
+
+  /**
+   * Writes the user message and a running turn (with its `start` event) in one transaction,
+   * then starts the turn workflow (id derived from the turn id). Returns the turn id.
+   */
+  async ask(workspaceId: string, conversationId: string, input: AskInput): Promise<string> {
+    const { repos, db } = this.deps;
+    const { turnId, agentId } = await db.transaction(async (trx) => {
+      const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
+      if (!row) throw notFound();
+      if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
+      const requires = missingRequirements(await this.pinnedConfig(row));
+      if (requires.length > 0) {
+        throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
+      }
+      const workspace = await repos.workspaces.get({ id: workspaceId }, trx);
+      if (!workspace || workspace.credits <= 0) throw new AppError('insufficient_credits', 'the workspace has no credits left');
+      const turn = await repos.turns.createRunning({ conversationId, workspaceId }, trx);
+      if (!turn) {
+        const running = await repos.turns.running({ conversationId }, trx);
+        throw new AppError('turn_in_progress', `turn ${running?.id ?? ''} of this conversation is still running`.replace('  ', ' '));
+      }
+      const attachments = await this.storeAttachments(workspaceId, conversationId, turn.id, input, trx);
+      await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
+      const title = titleFrom(input.text);
+      if (title) await repos.conversations.setTitleIfMissing({ conversationId, title }, trx);
+      await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
+      return { turnId: turn.id, agentId: row.agent_id! };
+    });
+    try {
+      const args: TurnInput = { turnId, limits: this.deps.limits };
+      await this.deps.temporal.workflow.start('turnWorkflow', {
+        workflowId: turnWorkflowId(turnId),
+        taskQueue: this.deps.turnsQueue,
+        args: [args],
+        typedSearchAttributes: [
+          { key: WorkspaceIdKey, value: workspaceId },
+          { key: AgentIdKey, value: agentId },
+          { key: ConversationIdKey, value: conversationId },
+        ],
+      });
+    } catch (e) {
+      // The turn must not stay "running" forever: end it and tell the caller.
+      await db.transaction((trx) =>
+        repos.turns.finish({ turnId, status: 'error', terminal: { type: 'error', message: 'the turn could not be started', retryable: true } }, trx),
+      );
+      throw new AppError('temporal_unavailable', `the turn could not be started: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return turnId;
+  }
+
+  /** Attachments land in the conversation drive under `attachments/`; the message keeps references. */
+  private async storeAttachments(
+    workspaceId: string,
+    conversationId: string,
+    turnId: string,
+    input: AskInput,
+    trx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  ): Promise<AttachmentRef[]> {
+    const refs: AttachmentRef[] = [];
+    for (const [i, a] of (input.attachments ?? []).entries()) {
+      const bytes = Buffer.from(a.data, 'base64');
+      if (bytes.byteLength > MAX_FILE_BYTES) throw new AppError('file_too_large', `body.attachments[${i}].data: too large`);
+      const ext = a.mimeType.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin';
+      const name = a.name ?? `${a.kind}-${i + 1}.${ext}`;
+      const normal = normalisePath(`attachments/${turnId}/${name}`);
+      if (!normal.ok) throw new AppError('invalid_request', `body.attachments[${i}].name: ${normal.problem}`);
+      const put = await this.deps.repos.files.put(
+        { workspaceId, space: driveSpace(conversationId), path: normal.path, content: bytes, mimeType: detectMimeType(normal.path, bytes, a.mimeType) },
+        trx,
+      );
+      if ('conflict' in put) throw new AppError('path_conflict', put.conflict);
+      refs.push({ kind: a.kind, path: normal.path, mimeType: a.mimeType });
+    }
+    return refs;
+  }
+}
+
+export const turnWorkflowId = (turnId: string) => `turn-${turnId}`;

@@ -1,0 +1,44 @@
+import type { Knex } from 'knex';
+import type { Repositories } from '../db/repositories';
+import { AppError } from '../domain/errors';
+import { type FileEntry, MAX_FILE_BYTES } from '../domain/file-path';
+import { detectMimeType } from '../domain/mime';
+
+/**
+ * The operations every file space shares (agent knowledge, conversation drives): size limit,
+ * content-type detection, path conflicts, not-found. Callers check ownership first.
+ */
+export class FileSpace {
+  constructor(private readonly repos: Repositories) {}
+
+  /** `trx`: the caller's transaction, e.g. one that holds the space's owner so a concurrent delete cannot orphan the file. */
+  async put(
+    workspaceId: string,
+    space: string,
+    path: string,
+    content: Uint8Array,
+    declaredType?: string,
+    trx?: Knex.Transaction,
+  ): Promise<FileEntry> {
+    if (content.byteLength > MAX_FILE_BYTES) {
+      throw new AppError('file_too_large', `files are at most ${MAX_FILE_BYTES} bytes; this one has ${content.byteLength}`);
+    }
+    const r = await this.repos.files.put({ workspaceId, space, path, content, mimeType: detectMimeType(path, content, declaredType) }, trx);
+    if ('conflict' in r) throw new AppError('path_conflict', r.conflict);
+    return r.entry;
+  }
+
+  list(space: string, dir: string): Promise<FileEntry[]> {
+    return this.repos.files.list({ space, dir });
+  }
+
+  async read(space: string, path: string): Promise<{ entry: FileEntry; content: Buffer }> {
+    const file = await this.repos.files.read({ space, path });
+    if (!file) throw new AppError('file_not_found', `no file ${path}`);
+    return file;
+  }
+
+  async remove(space: string, path: string): Promise<void> {
+    if (!(await this.repos.files.remove({ space, path }))) throw new AppError('file_not_found', `no file or folder ${path}`);
+  }
+}

@@ -1,0 +1,83 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { ToolCallActivities } from '../activities/tool-call';
+import type { TurnActivities } from '../activities/turn';
+import type { TranscriptItem } from '../domain/turn-transcript';
+
+/** Limits of one turn; the API passes them from configuration so tests can shorten them. */
+export interface TurnLimits {
+  /** Model calls a turn may make before it stops with an error. */
+  maxSteps: number;
+  /** Attempts of one model call (429, 5xx and network errors are retried with backoff). */
+  modelMaxAttempts: number;
+  /** A model activity that stops heartbeating this long is retried on another worker. */
+  heartbeatTimeoutMs: number;
+  /** First retry delay of a model call (doubled each time, honouring Retry-After). */
+  modelRetryInitialMs: number;
+}
+
+export interface TurnInput {
+  turnId: string;
+  limits: TurnLimits;
+}
+
+/**
+ * One conversation turn: model call → tool calls → model call … until a final answer, the step
+ * limit, or a failure. Each model call and each tool call is its own activity, so a worker crash
+ * resumes at the last finished step. Every path ends the turn with exactly one terminal event.
+ */
+export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void> {
+  const model = proxyActivities<TurnActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: limits.heartbeatTimeoutMs,
+    retry: {
+      initialInterval: limits.modelRetryInitialMs,
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: limits.modelMaxAttempts,
+      nonRetryableErrorTypes: ['model_rejected', 'turn_missing', 'agent_gone', 'turn_finished'],
+    },
+  });
+  const bookkeeping = proxyActivities<TurnActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+  });
+  const tools = proxyActivities<ToolCallActivities>({
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
+
+  const transcript: TranscriptItem[] = [];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let reply = '';
+  try {
+    for (let step = 1; step <= limits.maxSteps; step++) {
+      const result = await model.modelStep({ turnId, step, transcript });
+      usage.inputTokens += result.usage.inputTokens;
+      usage.outputTokens += result.usage.outputTokens;
+      reply += result.text;
+      if (result.toolCalls.length === 0) {
+        await bookkeeping.finishTurn({ turnId, reply, usage });
+        return;
+      }
+      transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+      for (const call of result.toolCalls) {
+        const outcome = await tools.runTool({ turnId, call });
+        transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
+      }
+    }
+    await bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false });
+  } catch (err) {
+    await bookkeeping.failTurn({ turnId, ...describeFailure(err) });
+  }
+}
+
+/** What a consumer is told: the provider's message, and whether trying again may help. */
+function describeFailure(err: unknown): { message: string; retryable: boolean } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type === 'model_rejected') return { message: `the model rejected the request: ${cause.message}`, retryable: false };
+    if (cause.type === 'model_unavailable') return { message: `the model is unavailable: ${cause.message}`, retryable: true };
+    return { message: cause.message, retryable: !cause.nonRetryable };
+  }
+  return { message: cause instanceof Error ? cause.message : 'the turn failed', retryable: true };
+}
