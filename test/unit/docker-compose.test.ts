@@ -21,7 +21,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /**
  * Compose-style interpolation with an empty environment, so the test does not depend on the
  * shell: `${VAR:-default}` / `${VAR-default}` give the default, `${VAR}` gives '', required
- * variables (`${VAR:?msg}`) get a placeholder, `$$` is a literal `$`.
+ * variables (`${VAR:?msg}`) get a placeholder as long as a real secret, `$$` is a literal `$`.
  */
 function interpolate(value: string): string {
   return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])((?:[^{}]|\{[^{}]*\})*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
@@ -29,7 +29,7 @@ function interpolate(value: string): string {
       if (whole === '$$') return '$';
       if (braced === undefined) return ''; // $VAR, unset
       if (op === ':-' || op === '-') return interpolate(arg ?? '');
-      if (op === ':?' || op === '?') return `required-${braced.toLowerCase()}`;
+      if (op === ':?' || op === '?') return `required-${braced.toLowerCase()}-${'x'.repeat(32)}`;
       return ''; // ${VAR}, ${VAR:+alt} with VAR unset
     });
 }
