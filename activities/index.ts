@@ -5,7 +5,11 @@ import { workerIdentity } from '../workers/identity';
 import { createModelResolver } from './model/registry';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
-import { noTools, type ToolRunner } from './tools/types';
+import { credentialSourceFromConfig } from '../services/credentials';
+import { createSafeFetch } from './tools/outbound';
+import { createToolRunner } from './tools/runner';
+import { createExtraToolSources, webFetchBuiltIn } from './tools/sources';
+import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type ResolveModel } from './turn';
 
 export interface ActivityDeps {
@@ -18,14 +22,29 @@ export interface ActivityDeps {
   textFlushMs: number;
 }
 
+/**
+ * Built-in tools, HTTP tools and MCP servers, reaching the network only through the
+ * outbound-safe fetch, with credentials decrypted at call time (SECRETS_KEY).
+ */
+function toolRunnerFromConfig(config: Config, repos: Repositories): ToolRunner {
+  const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
+  const credentials = credentialSourceFromConfig(config, repos);
+  return createToolRunner({
+    repos,
+    builtIns: [webFetchBuiltIn(fetch)],
+    sources: createExtraToolSources({ credentials, fetch }),
+  });
+}
+
 /** The real dependencies, from configuration: what `hosted-agents worker` and `start` run with. */
 export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
+  const repos = createRepositories(db);
   return {
     db,
-    repos: createRepositories(db),
+    repos,
     workerIdentity: workerIdentity(),
     resolveModel: createModelResolver(config),
-    tools: noTools,
+    tools: toolRunnerFromConfig(config, repos),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
   };

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
+import type { Step } from '../domain/turn-events';
 import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
 import type { ToolRunner } from './tools/types';
 import { loadTurnContext } from './turn-context';
@@ -14,10 +15,16 @@ export interface ToolCallResult {
   content: string;
 }
 
+/** Replaces the step of `id` (or adds it at the end). */
+function upsert(steps: Step[], step: Step): Step[] {
+  return steps.some((s) => s.id === step.id) ? steps.map((s) => (s.id === step.id ? step : s)) : [...steps, step];
+}
+
 /**
- * One tool call, as its own activity: a `tool` start event, the call, then `file` events for
- * what it wrote and a `tool` end event with `ok`. A failing tool is a result the model sees,
- * never a failed turn.
+ * One tool call, as its own activity. Consumers see a `tool` start event and the call as an
+ * `active` step in a `progress` event; then `file` events for what it wrote, the step `done` or
+ * `error`, and a `tool` end event with `ok`. A failing tool is a result the model sees, never a
+ * failed turn. Results are masked (no secret value) before they leave this activity.
  */
 export function createToolCallActivities(deps: ToolCallDeps) {
   return {
@@ -25,17 +32,26 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       const ctx = Context.current();
       const { turn, conversation, agentId, config } = await loadTurnContext(deps.repos, input.turnId);
       const toolCtx = { workspaceId: turn.workspace_id, agentId, conversationId: conversation.id, turnId: turn.id, agent: config };
-      const name = input.call.name;
-      await deps.repos.turns.append({ turnId: input.turnId, events: [{ type: 'tool', name, state: 'start' }] });
-      let result: ToolCallResult & { files?: string[] };
+      const prepared = await deps.tools.prepare(toolCtx, input.call);
+      const step: Step = { id: input.call.id, label: prepared.label, kind: prepared.kind, status: 'active' };
+      // A retried attempt (the worker died mid-call) does not announce the call twice.
+      const announced = turn.steps.some((s) => s.id === step.id);
+      await deps.repos.turns.changeSteps({
+        turnId: input.turnId,
+        change: (steps) => upsert(steps, step),
+        before: announced ? [] : [{ type: 'tool', name: prepared.displayName, state: 'start' }],
+      });
+      let result: { ok: boolean; content: string; files?: string[] };
       try {
-        result = await deps.tools.run(toolCtx, input.call, ctx.cancellationSignal);
+        result = await prepared.run(ctx.cancellationSignal);
       } catch (e) {
         result = { ok: false, content: `the tool failed: ${e instanceof Error ? e.message : String(e)}` };
       }
-      await deps.repos.turns.append({
+      await deps.repos.turns.changeSteps({
         turnId: input.turnId,
-        events: [...(result.files ?? []).map((path) => ({ type: 'file' as const, path })), { type: 'tool', name, state: 'end', ok: result.ok }],
+        change: (steps) => upsert(steps, { ...step, status: result.ok ? 'done' : 'error' }),
+        before: (result.files ?? []).map((path) => ({ type: 'file' as const, path })),
+        after: [{ type: 'tool', name: prepared.displayName, state: 'end', ok: result.ok }],
       });
       return { ok: result.ok, content: result.content };
     },

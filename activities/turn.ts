@@ -4,7 +4,7 @@ import { loadTurnContext } from './turn-context';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, MessageRow } from '../db/repositories/conversations';
-import { driveSpace } from '../db/repositories/files';
+import { driveSpace, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
@@ -63,6 +63,18 @@ async function history(deps: TurnDeps, conversationId: string, transcript: Trans
   return [...out, ...transcript];
 }
 
+/** At most this many paths of each space are listed in the prompt. */
+const MAX_LISTED_FILES = 100;
+
+/** The files the agent can see: the drive (with `filesystem: drive`) and its knowledge (with `knowledge.search`). */
+async function visibleFiles(deps: TurnDeps, config: AgentConfig, conversationId: string, agentId: string) {
+  const paths = async (space: string) => (await deps.repos.files.paths({ space, limit: MAX_LISTED_FILES }));
+  return {
+    drive: config.filesystem === 'drive' ? await paths(driveSpace(conversationId)) : [],
+    knowledge: config.tools.includes('knowledge.search') ? await paths(knowledgeSpace(agentId)) : [],
+  };
+}
+
 function toFailure(e: unknown): Error {
   if (e instanceof ModelError) {
     return ApplicationFailure.create({
@@ -88,10 +100,11 @@ export function createTurnActivities(deps: TurnDeps) {
       const { conversation, agentId, config, turn } = await loadTurnContext(deps.repos, input.turnId);
       const { provider, model } = deps.resolveModel(config.grade);
       const toolCtx: ToolContext = { workspaceId: turn.workspace_id, agentId, conversationId: conversation.id, turnId: turn.id, agent: config };
-      const [messages, tools, alreadyShown] = await Promise.all([
+      const [messages, tools, alreadyShown, files] = await Promise.all([
         history(deps, conversation.id, input.transcript),
         deps.tools.available(toolCtx),
         deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }),
+        visibleFiles(deps, config, conversation.id, agentId),
       ]);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
       const text = new StepTextStream(
@@ -104,7 +117,7 @@ export function createTurnActivities(deps: TurnDeps) {
         const result = await provider.stream(
           {
             model,
-            system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, now: new Date() }),
+            system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }),
             messages,
             tools,
             signal: ctx.cancellationSignal,

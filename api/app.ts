@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
 import { ConversationsService } from '../services/conversations';
+import { CredentialsService, secretBoxFromConfig } from '../services/credentials';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectsService } from '../services/projects';
 import type { ApiDeps, ApiState } from './context';
@@ -15,6 +16,7 @@ import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
+import { credentialRoutes } from './routes/credentials';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
@@ -61,6 +63,7 @@ export function createRoutes(deps: ApiDeps): ApiRouter {
     deps.config.PUBLIC_BASE_URL,
   );
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream: { keepaliveMs: deps.config.SSE_KEEPALIVE_MS, pollMs: 2000 } });
+  credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box: secretBoxFromConfig(deps.config) }));
   openApiRoute(r, deps.config.baseURL);
   return r;
 }

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
 
 /**
  * Every environment variable the service reads, in one zod schema.
@@ -92,7 +94,32 @@ export const envSchema = z.object({
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
+  SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
+  /**
+   * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;
+   * `true` — all; else a comma-separated list of CIDRs, e.g. `127.0.0.0/8,10.1.0.0/16,::1/128`
+   * (a bare address counts as a single host). See activities/tools/outbound.ts.
+   */
+  OUTBOUND_ALLOW_PRIVATE: z
+    .string()
+    .optional()
+    .transform((v, ctx): boolean | string[] => {
+      const text = (v ?? '').trim();
+      if (text === '' || text === 'false') return false;
+      if (text === 'true') return true;
+      const cidrs = text.split(',').map((c) => c.trim()).filter((c) => c !== '');
+      for (const cidr of cidrs) {
+        const valid =
+          ipaddr.IPv4.isValidCIDRFourPartDecimal(cidr) || ipaddr.IPv6.isValidCIDR(cidr) || ipaddr.IPv4.isValidFourPartDecimal(cidr) || ipaddr.IPv6.isValid(cidr);
+        if (!valid) {
+          ctx.addIssue({ code: 'custom', message: `"${cidr}" is not a CIDR; true, or a comma-separated list of CIDRs such as 127.0.0.0/8,10.1.0.0/16,::1/128` });
+          return z.NEVER;
+        }
+      }
+      return cidrs;
+    }),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -178,7 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
-    throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${JSON.stringify(value)})`);
+    // A key's text is never echoed: a near-miss of the real key would land in logs.
+    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(value);
+    throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${got})`);
   }
   const e = parsed.data;
   if ((e.TEMPORAL_TLS_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_KEY_PATH === undefined)) {

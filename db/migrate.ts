@@ -3,6 +3,8 @@ import type { Db } from './connect';
 import * as m001 from './migrations/001_foundation';
 import * as m002 from './migrations/002_agents_projects_files';
 import * as m003 from './migrations/003_conversations_turns';
+import * as m004 from './migrations/004_credentials';
+import * as m005 from './migrations/005_tool_support';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -17,6 +19,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['001_foundation', m001],
   ['002_agents_projects_files', m002],
   ['003_conversations_turns', m003],
+  ['004_credentials', m004],
+  ['005_tool_support', m005],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

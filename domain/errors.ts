@@ -21,6 +21,10 @@ export const errorCodes = {
   turn_not_found: { status: 404, doc: 'No such turn in this workspace.' },
   conversation_ended: { status: 409, doc: 'The conversation has ended; start a new one.' },
   conversation_not_ready: { status: 409, doc: 'A required secret or connection is not supplied yet (see `requires`).' },
+  oauth_not_configured: {
+    status: 400,
+    doc: 'This server has no OAuth set-up for the provider: supply its tokens with bind/attach (PUT …/credentials) instead.',
+  },
   insufficient_credits: { status: 409, doc: 'The workspace has no credits left.' },
   turn_in_progress: { status: 409, doc: 'A turn of this conversation is still running; its id is in the message. Follow it with GET /v1/turns/:turnId/events.' },
   agent_exists: { status: 409, doc: 'An agent with that id exists or existed; ids are never reused.' },

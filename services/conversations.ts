@@ -5,24 +5,23 @@ import type { AttachmentRef, ConversationRow } from '../db/repositories/conversa
 import { driveSpace } from '../db/repositories/files';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
+import { missingRequirements as missingFrom, type SuppliedView } from '../domain/credentials';
 import { type AgentConversation, type AskInput, type Requirement, resolveParameters, titleFrom } from '../domain/conversation';
 import { AppError } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
 import type { TurnInput, TurnLimits } from '../workflows/turn';
+import { readSupplied, suppliedView } from './credentials';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
 const notFound = () => new AppError('conversation_not_found', 'no such conversation');
 
 /**
- * Required secrets and connections that nothing supplies yet. Supplying values comes with the
- * tools issue; until then every required one is missing.
+ * Required secrets and connections that nothing supplies yet: a fixed-scope one needs a value on
+ * the agent, a conversation-scope one a value on the conversation (see domain/credentials.ts).
  */
-export function missingRequirements(config: AgentConfig): Requirement[] {
-  return [
-    ...config.secrets.filter((s) => s.required).map((s) => ({ kind: 'secret' as const, name: s.name, required: true })),
-    ...config.connections.filter((c) => c.required).map((c) => ({ kind: 'connection' as const, name: c.provider, required: true })),
-  ];
+export function missingRequirements(config: Pick<AgentConfig, 'secrets' | 'connections'>, supplied: SuppliedView): Requirement[] {
+  return missingFrom(config, supplied);
 }
 
 export interface ConversationsDeps {
@@ -41,9 +40,9 @@ export interface ConversationsDeps {
 export class ConversationsService {
   constructor(private readonly deps: ConversationsDeps) {}
 
-  private async view(row: ConversationRow, config?: AgentConfig): Promise<AgentConversation> {
+  private async view(row: ConversationRow, config?: AgentConfig, supplied?: SuppliedView): Promise<AgentConversation> {
     const agentConfig = config ?? (await this.pinnedConfig(row));
-    const requires = missingRequirements(agentConfig);
+    const requires = missingRequirements(agentConfig, supplied ?? (await this.supplied(row)));
     return {
       id: row.id,
       agentId: row.agent_id!,
@@ -54,6 +53,11 @@ export class ConversationsService {
       requires,
       ...(row.ended_at ? { endedAt: iso(row.ended_at) } : {}),
     };
+  }
+
+  /** What the conversation and its agent have stored (names only). */
+  private async supplied(row: ConversationRow, trx?: Parameters<Parameters<Db['transaction']>[0]>[0]): Promise<SuppliedView> {
+    return suppliedView(await readSupplied(this.deps.repos, row.agent_id!, [row.id], trx), row.id);
   }
 
   private async pinnedConfig(row: ConversationRow): Promise<AgentConfig> {
@@ -86,11 +90,12 @@ export class ConversationsService {
     if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw new AppError('agent_not_found', 'no such agent');
     const rows = await this.deps.repos.conversations.listForAgent({ workspaceId, agentId });
     const configs = new Map<number, AgentConfig>();
+    const stored = await readSupplied(this.deps.repos, agentId, rows.map((r) => r.id));
     const out: AgentConversation[] = [];
     for (const row of rows) {
       let config = configs.get(row.version!);
       if (!config) configs.set(row.version!, (config = await this.pinnedConfig(row)));
-      out.push(await this.view(row, config));
+      out.push(await this.view(row, config, suppliedView(stored, row.id)));
     }
     return out;
   }
@@ -117,7 +122,7 @@ export class ConversationsService {
       const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
-      const requires = missingRequirements(await this.pinnedConfig(row));
+      const requires = missingRequirements(await this.pinnedConfig(row), await this.supplied(row, trx));
       if (requires.length > 0) {
         throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
       }

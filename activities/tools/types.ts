@@ -1,4 +1,5 @@
 import type { AgentConfig } from '../../domain/agent';
+import type { Step } from '../../domain/turn-events';
 import type { ModelTool, ModelToolCall } from '../model/types';
 
 /** Where a tool call happens: everything a tool may act on, by reference. */
@@ -18,14 +19,62 @@ export interface ToolResult {
   files?: string[];
 }
 
-/** Offers tools to the model and runs its calls. Each call runs as its own activity. */
-export interface ToolRunner {
-  available(ctx: ToolContext): Promise<ModelTool[]>;
-  run(ctx: ToolContext, call: ModelToolCall, signal: AbortSignal): Promise<ToolResult>;
+/** A tool call ready to run: how it shows (tool event name, step label and kind) and the call itself. */
+export interface PreparedCall {
+  /** The name in `tool` events: the catalogue name (`files.read`), the HTTP tool's, or `server.tool`. */
+  displayName: string;
+  label: string;
+  kind: Step['kind'];
+  /** Runs the call; never throws for a tool's own failure; the content is already masked. */
+  run(signal: AbortSignal): Promise<ToolResult>;
 }
 
-/** No tools: what a turn offers when the agent names none. */
+/** Offers tools to the model and prepares its calls. Each call runs as its own activity. */
+export interface ToolRunner {
+  available(ctx: ToolContext): Promise<ModelTool[]>;
+  prepare(ctx: ToolContext, call: ModelToolCall): Promise<PreparedCall>;
+}
+
+/** A call of a tool the turn does not offer: a result the model sees. */
+export function unknownToolCall(call: ModelToolCall): PreparedCall {
+  return {
+    displayName: call.name,
+    label: `Calling ${call.name}`,
+    kind: 'other',
+    run: async () => ({ ok: false, content: `there is no tool named ${call.name}` }),
+  };
+}
+
+/** No tools at all. */
 export const noTools: ToolRunner = {
   available: async () => [],
-  run: async (_ctx, call) => ({ ok: false, content: `unknown tool ${call.name}` }),
+  prepare: async (_ctx, call) => unknownToolCall(call),
 };
+
+/** A connection's value as supplied with `bind`/`attach`: an OAuth-style token and its metadata. */
+export interface ConnectionValue {
+  accessToken: string;
+  refreshToken?: string;
+  /** ISO 8601. */
+  expiresAt?: string;
+  accountLabel?: string;
+}
+
+/**
+ * The decrypted values a tool call may use, loaded by reference at call time (never part of a
+ * workflow or activity input or result): fixed-scope values from the agent, conversation-scope
+ * values from the conversation.
+ */
+export interface Credentials {
+  /** Secret name → value. */
+  secrets: Record<string, string>;
+  /** Provider → connection. */
+  connections: Record<string, ConnectionValue>;
+}
+
+export interface CredentialSource {
+  load(ref: { workspaceId: string; agentId: string; conversationId: string }): Promise<Credentials>;
+}
+
+/** A fetch that refuses private, loopback, link-local and metadata addresses (see outbound.ts). */
+export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number }) => Promise<Response>;

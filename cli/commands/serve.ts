@@ -1,5 +1,6 @@
 import type { Config } from '../../config/env';
 import { ConfigError } from '../../config/env';
+import { SECRETS_KEY_FORMAT } from '../../domain/secret-box';
 import type { Logger } from '../../infra/logger';
 import { runApi, runWorker } from '../runtime';
 import type { Say } from '../services';
@@ -9,6 +10,10 @@ import { stopOnSignals } from '../shutdown';
 function requireRemote(config: Config, command: string): { databaseUrl: string; temporalAddress: string } {
   if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL', `required by \`hosted-agents ${command}\` (npm start runs the embedded default)`);
   if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS', `required by \`hosted-agents ${command}\` (host:port of the Temporal frontend)`);
+  // Every API replica and worker needs the same key: secret values are encrypted with it.
+  if (!config.SECRETS_KEY) {
+    throw new ConfigError('SECRETS_KEY', `required by \`hosted-agents ${command}\`: ${SECRETS_KEY_FORMAT}, the same on every replica`);
+  }
   return { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS };
 }
 

@@ -30,7 +30,11 @@ async function prepareDatabase(url: string, config: Config, say: Say) {
 export async function startCommand(given: Config, logger: Logger, say: Say): Promise<void> {
   await mkdir(given.dataDir, { recursive: true });
   // Keys an operator sets in production are made once and kept in DATA_DIR here.
-  const config: Config = { ...given, URL_SIGNING_KEY: given.URL_SIGNING_KEY ?? (await ensureKeyFile(given.dataDir, 'url-signing.key')) };
+  const config: Config = {
+    ...given,
+    URL_SIGNING_KEY: given.URL_SIGNING_KEY ?? (await ensureKeyFile(given.dataDir, 'url-signing.key')),
+    SECRETS_KEY: given.SECRETS_KEY ?? (await ensureKeyFile(given.dataDir, 'secrets.key')),
+  };
   const stack: Stoppable[] = [];
   const stopAll = async () => {
     for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));

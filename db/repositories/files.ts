@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { FileEntry } from '../../domain/file-path';
+import { looksLikeText } from '../../domain/mime';
 import type { Db } from '../connect';
 import { iso } from '../rows';
 
@@ -52,10 +53,11 @@ export class FilesRepository {
           mime_type: input.mimeType,
           size: input.content.byteLength,
           content: Buffer.from(input.content.buffer, input.content.byteOffset, input.content.byteLength),
+          text_content: searchableText(input.content),
           modified_at: t.raw('now()'),
         })
         .onConflict(['space', 'path'])
-        .merge(['mime_type', 'size', 'content', 'modified_at'])
+        .merge(['mime_type', 'size', 'content', 'text_content', 'modified_at'])
         .returning(['path', 'mime_type', 'size', 'modified_at']);
       return { entry: toEntry(row as FileRow) };
     };
@@ -105,10 +107,53 @@ export class FilesRepository {
     return n > 0;
   }
 
+  /**
+   * Full-text search (PostgreSQL, `simple` configuration, web-search syntax: words, "phrases",
+   * -exclusions, or) over a space's text files, best first, with a highlighted snippet.
+   */
+  async search({ space, query, limit }: { space: string; query: string; limit: number }): Promise<Array<{ path: string; snippet: string; rank: number }>> {
+    const rows = await this.db('files')
+      .where({ space })
+      .whereRaw("search @@ websearch_to_tsquery('simple', ?)", [query])
+      .select(
+        'path',
+        this.db.raw("ts_rank(search, websearch_to_tsquery('simple', ?)) as rank", [query]),
+        this.db.raw(
+          "ts_headline('simple', coalesce(text_content, ''), websearch_to_tsquery('simple', ?), 'MaxWords=30, MinWords=10, MaxFragments=2, StartSel=**, StopSel=**') as snippet",
+          [query],
+        ),
+      )
+      .orderBy([{ column: 'rank', order: 'desc' }, { column: 'path', order: 'asc' }])
+      .limit(limit);
+    return rows.map((r: { path: string; snippet: string; rank: number }) => ({ path: r.path, snippet: r.snippet, rank: Number(r.rank) }));
+  }
+
+  /** The text files under `dir` with their text (for grep-like search of a drive). */
+  async textFiles({ space, dir }: { space: string; dir: string }): Promise<Array<{ path: string; text: string }>> {
+    const q = this.db('files').where({ space }).whereNotNull('text_content').orderBy('path').select('path', 'text_content');
+    const rows: Array<{ path: string; text_content: string }> = dir ? await q.whereLike('path', under(dir)) : await q;
+    return rows.map((r) => ({ path: r.path, text: r.text_content }));
+  }
+
+  /** The paths of a space's files, in order (at most `limit`). */
+  async paths({ space, limit }: { space: string; limit: number }): Promise<string[]> {
+    const rows = await this.db('files').where({ space }).orderBy('path').limit(limit).select('path');
+    return rows.map((r: { path: string }) => r.path);
+  }
+
   /** Drops a whole file space (its owner is being deleted). */
   async dropSpace({ space }: { space: string }, trx?: Knex.Transaction): Promise<void> {
     await (trx ?? this.db)('files').where({ space }).delete();
   }
+}
+
+/** PostgreSQL refuses tsvectors over 1 MB; index the first 500 000 characters of text files. */
+const MAX_INDEXED_CHARS = 500_000;
+
+function searchableText(content: Uint8Array): string | null {
+  if (!looksLikeText(content)) return null;
+  const text = new TextDecoder().decode(content);
+  return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
 function toEntry(row: FileRow): FileEntry {

@@ -2,6 +2,7 @@ import type { Db } from '../connect';
 import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
+import { CredentialsRepository } from './credentials';
 import { FilesRepository } from './files';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
@@ -19,6 +20,7 @@ export function createRepositories(db: Db) {
     files: new FilesRepository(db),
     conversations: new ConversationsRepository(db),
     turns: new TurnsRepository(db),
+    credentials: new CredentialsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
-import type { TurnEvent } from '../../domain/turn-events';
+import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { Db } from '../connect';
 
 export interface TurnRow {
@@ -10,6 +10,7 @@ export interface TurnRow {
   status: 'running' | 'done' | 'error';
   last_seq: number;
   writer: string | null;
+  steps: Step[];
   started_at: Date;
   finished_at: Date | null;
 }
@@ -92,6 +93,28 @@ export class TurnsRepository {
       return true;
     };
     return trx ? run(trx) : this.db.transaction(run);
+  }
+
+  /**
+   * Changes the turn's visible step list and appends `before`, a `progress` event with the whole
+   * new list, then `after` — all in one transaction. False when the turn is no longer running.
+   */
+  async changeSteps(input: {
+    turnId: string;
+    change: (steps: Step[]) => Step[];
+    before?: TurnEvent[];
+    after?: TurnEvent[];
+  }): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const row = await trx('turns').where({ id: input.turnId, status: 'running' }).forUpdate().first('steps');
+      if (!row) return false;
+      const steps = input.change(row.steps as Step[]);
+      await trx('turns').where({ id: input.turnId }).update({ steps: JSON.stringify(steps) });
+      return this.append(
+        { turnId: input.turnId, events: [...(input.before ?? []), { type: 'progress', steps }, ...(input.after ?? [])] },
+        trx,
+      );
+    });
   }
 
   /** Events after `seq`, in order (at most `limit`). */

@@ -1,9 +1,19 @@
 import { type AgentConversation, ConversationHandle, toConversation } from './conversation.js';
+import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import { AgentKnowledge } from './knowledge.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
-import type { AgentConversationRecord, AgentRecord, Trigger, UpdateAgentFields, Workflow } from './types.js';
+import type {
+  AgentConversationRecord,
+  AgentRecord,
+  AttachInput,
+  BindInput,
+  ConnectionStatus,
+  Trigger,
+  UpdateAgentFields,
+  Workflow,
+} from './types.js';
 import type { CallOptions } from './workspace.js';
 
 /** Options of `agent.get()`. */
@@ -117,6 +127,54 @@ export class AgentHandle {
     return new ConversationHandle<AgentConversationRecord>(this.#http, conversationId);
   }
 
+  /**
+   * Supplies values for the agent's fixed-scope secrets and connections
+   * (`PUT /v1/agents/:agentId/credentials`, body `{ secrets?, connections? }`; variant 1 of the
+   * spec). Each name must be declared by the agent's latest version with scope `fixed`
+   * (conversation-scope values go to `conversation.bind`), else the call rejects with 400
+   * `invalid_request` naming it and nothing is stored. Given names replace their stored values;
+   * others stay. Values are stored encrypted and never returned by any call.
+   */
+  async bind(input: BindInput, options: CallOptions = {}): Promise<void> {
+    await putCredentials(this.#http, this.#path(), bindBody(input), options.signal);
+  }
+
+  /**
+   * `bind` in the form of variant 2 of the spec: `attach(connection)`, `attach([c1, c2])` or
+   * `attach({ secrets })`. One request (`PUT /v1/agents/:agentId/credentials`); same rules as `bind`.
+   */
+  async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {
+    await putCredentials(this.#http, this.#path(), attachBody(input), options.signal);
+  }
+
+  /**
+   * The status of every connection the latest version declares, then of every other one stored
+   * on the agent (`GET /v1/agents/:agentId/connections`). Tokens are never returned.
+   *
+   * On an `Agent` returned with its record, `connections` is the record's list of declared
+   * connections; call this through a handle: `ws.agent(agent.id).connections()`.
+   */
+  async connections(options: CallOptions = {}): Promise<ConnectionStatus[]> {
+    return listConnections(this.#http, this.#path(), options.signal);
+  }
+
+  /**
+   * Removes the agent's value of the connection `provider`
+   * (`DELETE /v1/agents/:agentId/connections/:provider`); resolves also when none was stored.
+   */
+  async disconnect(provider: string, options: CallOptions = {}): Promise<void> {
+    await this.#http.request<void>('DELETE', `${this.#path()}/connections/${segment(provider, 'provider')}`, { signal: options.signal });
+  }
+
+  /**
+   * Asks for an OAuth consent URL for the fixed-scope connection `provider`
+   * (`POST /v1/agents/:agentId/authorize`, body `{ provider }`). This service has no OAuth set-up:
+   * it rejects with 400 `oauth_not_configured`; supply tokens with `bind`/`attach` instead.
+   */
+  async authorize(provider: string, options: CallOptions = {}): Promise<{ url: string }> {
+    return authorize(this.#http, this.#path(), provider, options.signal);
+  }
+
   #path(): string {
     return `/v1/agents/${segment(this.id, 'agent id')}`;
   }
@@ -132,8 +190,11 @@ export class AgentHandle {
  * `(await ws.agents.create({ name })).update({ ... })` works. `JSON.stringify(agent)` and
  * `{ ...agent }` give exactly the record fields; store `agent.id` and rebuild a handle later
  * with `ws.agent(id)`.
+ *
+ * The record's `connections` field (the declared connections) takes the name of the
+ * `connections()` method here; the statuses are `ws.agent(agent.id).connections()`.
  */
-export type Agent = AgentRecord & AgentHandle;
+export type Agent = AgentRecord & Omit<AgentHandle, 'connections'>;
 
 /** @internal Wraps a record from the service into an `Agent`. */
 export function toAgent(http: HttpClient, record: AgentRecord): Agent {

@@ -1,9 +1,20 @@
+import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
 import { ServiceError } from './errors.js';
 import type { Bytes, HttpClient } from './http.js';
 import { filePath, segment } from './paths.js';
 import { withRecord } from './records.js';
 import { Turn } from './turn.js';
-import type { AgentConversationRecord, Attachment, ConversationRecord, FileEntry, Message, ProjectConversationRecord } from './types.js';
+import type {
+  AgentConversationRecord,
+  AttachInput,
+  Attachment,
+  BindInput,
+  ConnectionStatus,
+  ConversationRecord,
+  FileEntry,
+  Message,
+  ProjectConversationRecord,
+} from './types.js';
 import type { CallOptions } from './workspace.js';
 
 /** Options of `conversation.ask(text, options)`. */
@@ -117,6 +128,46 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
       throw new ServiceError({ code: 'invalid_response', status: 200, retryable: false, message: 'the service answered fileUrl without a url string' });
     }
     return answer.url;
+  }
+
+  /**
+   * Supplies values for the conversation-scope secrets and connections of the agent version the
+   * conversation runs on (`PUT /v1/conversations/:conversationId/credentials`, body
+   * `{ secrets?, connections? }`; variant 1 of the spec). Each name must be declared by that
+   * version with scope `conversation` (fixed-scope values go to `agent.bind`), else the call
+   * rejects with 400 `invalid_request` naming it and nothing is stored. Given names replace
+   * their stored values; others stay. Once every required value is supplied the conversation
+   * is `ready`. Values are stored encrypted and never returned by any call.
+   */
+  async bind(input: BindInput, options: CallOptions = {}): Promise<void> {
+    await putCredentials(this.#http, this.#path(), bindBody(input), options.signal);
+  }
+
+  /**
+   * `bind` in the form of variant 2 of the spec: `attach(connection)`, `attach([c1, c2])` or
+   * `attach({ secrets })`. One request (`PUT /v1/conversations/:conversationId/credentials`).
+   */
+  async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {
+    await putCredentials(this.#http, this.#path(), attachBody(input), options.signal);
+  }
+
+  /**
+   * The connections of the conversation's agent version as the conversation sees them: its own
+   * values and its agent's (`GET /v1/conversations/:conversationId/connections`). An addition
+   * to the spec's surface.
+   */
+  async connections(options: CallOptions = {}): Promise<ConnectionStatus[]> {
+    return listConnections(this.#http, this.#path(), options.signal);
+  }
+
+  /**
+   * Asks for an OAuth consent URL for the conversation-scope connection `provider`
+   * (`POST /v1/conversations/:conversationId/authorize`, body `{ provider }`). This service has
+   * no OAuth set-up: it rejects with 400 `oauth_not_configured`; supply tokens with
+   * `bind`/`attach` instead.
+   */
+  async authorize(provider: string, options: CallOptions = {}): Promise<{ url: string }> {
+    return authorize(this.#http, this.#path(), provider, options.signal);
   }
 
   #path(): string {

@@ -5,7 +5,7 @@ import { TurnEventHub } from '../../api/sse/event-hub';
 import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import type { Workspace } from '../../domain/workspace';
-import { createLogger } from '../../infra/logger';
+import { createLogger, type Logger } from '../../infra/logger';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { fixture } from './fixture';
 
@@ -23,13 +23,13 @@ export interface TestApi {
  * The real API on a free port, against the fixture's PostgreSQL and Temporal. `config` replaces
  * the fixture's (e.g. other task queues, so turns go to a worker a test controls).
  */
-export async function startTestApi(opts: { config?: Config } = {}): Promise<TestApi> {
+export async function startTestApi(opts: { config?: Config; logger?: Logger } = {}): Promise<TestApi> {
   const f = fixture();
   const config = opts.config ?? f.config;
   const db = createDb({ url: f.databaseUrl, poolMax: 10 });
   const repos = createRepositories(db);
   const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false });
-  const logger = createLogger('silent');
+  const logger = opts.logger ?? createLogger('silent');
   const hub = new TurnEventHub(f.databaseUrl, logger);
   await hub.start();
   const server = await startApiServer({ config, db, repos, temporal, logger, hub }, 0, '127.0.0.1');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -83,6 +84,7 @@ export async function mochaGlobalSetup(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     URL_SIGNING_KEY: randomToken(40),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     // A machine with OPENAI_API_KEY set would otherwise make OpenAI the default model.
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { z } from 'zod';
 import { agentSchema, versionItemSchema } from '../../domain/agent';
+import { connectionStatusSchema } from '../../domain/credentials';
 import { fileEntrySchema } from '../../domain/file-path';
 import { projectSchema } from '../../domain/project';
 import { workspaceSchema } from '../../domain/workspace';
@@ -14,6 +15,7 @@ const errorBodySchema = z
   .strict();
 const A = '/v1/agents/[^/]+';
 const P = '/v1/projects/[^/]+';
+const C = '/v1/conversations/[^/]+';
 
 /**
  * The server schema of each successful JSON answer, by method and path; `null`: no body (204) or
@@ -43,6 +45,11 @@ const answerSchemas: Array<[string, RegExp, z.ZodType | null]> = [
   ['POST', new RegExp(`^${P}/agents$`), projectSchema],
   ['DELETE', new RegExp(`^${P}/agents/[^/]+$`), projectSchema],
   ['POST', new RegExp(`^${P}/archive$`), projectSchema],
+  ['PUT', new RegExp(`^${A}/credentials$`), null],
+  ['PUT', new RegExp(`^${C}/credentials$`), null],
+  ['GET', new RegExp(`^${A}/connections$`), listOf(connectionStatusSchema)],
+  ['GET', new RegExp(`^${C}/connections$`), listOf(connectionStatusSchema)],
+  ['DELETE', new RegExp(`^${A}/connections/[^/]+$`), null],
 ];
 
 /** Why an answer does not match the server's schemas, or undefined when it does. */

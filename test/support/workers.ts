@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { activityDepsFromConfig, createActivities } from '../../activities';
 import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
@@ -19,6 +20,8 @@ export function isolatedEnv(extra: Record<string, string>): Record<string, strin
     TEMPORAL_ADDRESS: f.temporalAddress,
     TEMPORAL_TASK_QUEUE_PREFIX: `x${randomToken(8)}-`,
     URL_SIGNING_KEY: f.config.URL_SIGNING_KEY ?? randomToken(40),
+    // The same key as the fixture: values stored through the test API must open in these workers.
+    SECRETS_KEY: f.config.SECRETS_KEY ?? randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
@@ -30,7 +33,7 @@ export function isolatedConfig(env: Record<string, string>): Config {
   return loadConfig(env);
 }
 
-/** A worker in this process with the given configuration; `stop` drains it. */
+/** A worker in this process with the given configuration (activities log nothing of their own); `stop` drains it. */
 export async function startInProcessWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const db = createDb({ url: config.DATABASE_URL!, poolMax: 5 });
   const connection = await connectTemporalWorker({ address: config.TEMPORAL_ADDRESS!, namespace: 'default', tls: false });

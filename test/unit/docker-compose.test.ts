@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -21,7 +22,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /**
  * Compose-style interpolation with an empty environment, so the test does not depend on the
  * shell: `${VAR:-default}` / `${VAR-default}` give the default, `${VAR}` gives '', required
- * variables (`${VAR:?msg}`) get a placeholder as long as a real secret, `$$` is a literal `$`.
+ * variables (`${VAR:?msg}`) get a placeholder shaped like a real key (64 hex characters), `$$` is a literal `$`.
  */
 function interpolate(value: string): string {
   return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])((?:[^{}]|\{[^{}]*\})*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
@@ -29,7 +30,8 @@ function interpolate(value: string): string {
       if (whole === '$$') return '$';
       if (braced === undefined) return ''; // $VAR, unset
       if (op === ':-' || op === '-') return interpolate(arg ?? '');
-      if (op === ':?' || op === '?') return `required-${braced.toLowerCase()}-${'x'.repeat(32)}`;
+      // 64 hex characters, distinct per variable: as long as a real secret, and a valid 32-byte key.
+      if (op === ':?' || op === '?') return createHash('sha256').update(`required ${braced}`).digest('hex');
       return ''; // ${VAR}, ${VAR:+alt} with VAR unset
     });
 }
