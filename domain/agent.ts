@@ -145,14 +145,14 @@ export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
   description: '`freelancer` agents are published to end users; `teammate` agents are used through the workspace API.',
 });
 
-/** Reports the first repeated `name` in a list (names a model or a template refers to must be unique). */
-function uniqueNames<T>(key: (item: T) => string, what: string) {
+/** Reports each repeated `field` (default `name`) in a list (names a model or a template refers to must be unique). */
+export function uniqueBy<T>(key: (item: T) => string, what: string, field = 'name') {
   return (items: T[], ctx: z.RefinementCtx) => {
-    const seen = new Map<string, number>();
+    const seen = new Set<string>();
     items.forEach((item, i) => {
       const k = key(item);
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate ${what} "${k}"` });
-      seen.set(k, i);
+      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i, field], message: `duplicate ${what} "${k}"` });
+      seen.add(k);
     });
   };
 }
@@ -169,22 +169,13 @@ const listFields = {
       const dup = tools.find((t, i) => tools.indexOf(t) !== i);
       if (dup) ctx.addIssue({ code: 'custom', message: `duplicate tool "${dup}"` });
     }),
-  workflows: z.array(workflowSchema).max(limits.listItems).superRefine(uniqueNames((w) => w.name, 'workflow')),
-  connections: z
-    .array(connectionSchema)
-    .max(limits.listItems)
-    .superRefine((items, ctx) => {
-      const seen = new Set<string>();
-      items.forEach((c, i) => {
-        if (seen.has(c.provider)) ctx.addIssue({ code: 'custom', path: [i, 'provider'], message: `duplicate connection "${c.provider}"` });
-        seen.add(c.provider);
-      });
-    }),
-  secrets: z.array(secretSchema).max(limits.listItems).superRefine(uniqueNames((s) => s.name, 'secret')),
-  parameters: z.array(parameterSchema).max(limits.listItems).superRefine(uniqueNames((p) => p.name, 'parameter')),
+  workflows: z.array(workflowSchema).max(limits.listItems).superRefine(uniqueBy((w) => w.name, 'workflow')),
+  connections: z.array(connectionSchema).max(limits.listItems).superRefine(uniqueBy((c) => c.provider, 'connection', 'provider')),
+  secrets: z.array(secretSchema).max(limits.listItems).superRefine(uniqueBy((s) => s.name, 'secret')),
+  parameters: z.array(parameterSchema).max(limits.listItems).superRefine(uniqueBy((p) => p.name, 'parameter')),
   triggers: z.array(triggerSchema).max(limits.listItems),
-  mcpServers: z.array(mcpServerSchema).max(limits.listItems).superRefine(uniqueNames((m) => m.name, 'MCP server')),
-  httpTools: z.array(httpToolSchema).max(limits.listItems).superRefine(uniqueNames((t) => t.name, 'HTTP tool')),
+  mcpServers: z.array(mcpServerSchema).max(limits.listItems).superRefine(uniqueBy((m) => m.name, 'MCP server')),
+  httpTools: z.array(httpToolSchema).max(limits.listItems).superRefine(uniqueBy((t) => t.name, 'HTTP tool')),
 };
 
 /** Every configurable field, each with its default: the content of a version snapshot. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Connection, limits, scopeSchema, type Secret } from './agent';
+import { type Connection, limits, scopeSchema, type Secret, uniqueBy } from './agent';
 import type { Requirement } from './conversation';
 
 /**
@@ -36,17 +36,7 @@ export type ConnectionInput = z.infer<typeof connectionInputSchema>;
 export const credentialsBodySchema = z
   .object({
     secrets: secretsInputSchema.optional(),
-    connections: z
-      .array(connectionInputSchema)
-      .max(limits.listItems)
-      .superRefine((items, ctx) => {
-        const seen = new Set<string>();
-        items.forEach((c, i) => {
-          if (seen.has(c.provider)) ctx.addIssue({ code: 'custom', path: [i, 'provider'], message: `duplicate connection "${c.provider}"` });
-          seen.add(c.provider);
-        });
-      })
-      .optional(),
+    connections: z.array(connectionInputSchema).max(limits.listItems).superRefine(uniqueBy((c) => c.provider, 'connection', 'provider')).optional(),
   })
   .strict()
   .meta({ id: 'CredentialsInput' });

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { fileEntrySchema, filePathSchema, MAX_FILE_BYTES } from '../../domain/file-path';
+import { filePathSchema } from '../../domain/file-path';
 import { MAX_URL_TTL_SECONDS } from '../../domain/signed-url';
 import type { ConversationFilesService } from '../../services/conversation-files';
 import { workspaceOf } from '../context';
-import { readUpload } from '../raw-body';
-import { type ApiRouter, listOf } from '../routing';
+import type { ApiRouter } from '../routing';
 import { sendFile } from '../send-file';
 import { conversationIdParam } from './conversations';
+import { fileSpaceRoutes } from './file-space';
 
-const fileParams = conversationIdParam.extend({ path: filePathSchema() });
-const listQuery = z.object({ dir: filePathSchema({ allowRoot: true }).optional() }).strict();
 const fileUrlBody = z
   .object({
     path: filePathSchema(),
@@ -21,54 +19,16 @@ const fileUrlBody = z
 
 /** A conversation's drive, and signed links that serve a file without an API key. */
 export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesService, publicBaseURL: string | undefined): void {
-  r.add(
-    {
-      method: 'get', path: '/v1/conversations/:conversationId/files', operationId: 'listConversationFiles', tag: 'Conversation files',
-      summary: 'Files and folders directly inside `dir` (default: the top), folders first',
-      params: conversationIdParam, query: listQuery,
-      response: { status: 200, description: 'The entries', schema: z.object({ data: z.array(fileEntrySchema) }).meta({ id: 'FileEntryList' }) },
-      errors: ['conversation_not_found'],
-    },
-    async (ctx, { params, query }) => listOf(await files.list(workspaceOf(ctx), params.conversationId, query.dir ?? '')),
-  );
-  r.add(
-    {
-      method: 'put', path: '/v1/conversations/:conversationId/files/*path', operationId: 'writeConversationFile', tag: 'Conversation files',
-      summary: `Create or replace a file (raw bytes, at most ${MAX_FILE_BYTES} bytes)`,
-      params: fileParams, rawBody: true,
-      response: { status: 200, description: 'The stored file', schema: fileEntrySchema },
-      errors: ['conversation_not_found', 'file_too_large', 'path_conflict'],
-    },
-    async (ctx, { params }) => {
-      const workspaceId = workspaceOf(ctx);
-      const bytes = await readUpload(ctx, MAX_FILE_BYTES);
-      return files.put(workspaceId, params.conversationId, params.path, bytes, ctx.get('content-type') || undefined);
-    },
-  );
-  r.add(
-    {
-      method: 'get', path: '/v1/conversations/:conversationId/files/*path', operationId: 'readConversationFile', tag: 'Conversation files',
-      summary: 'The bytes of a file, with its content type',
-      params: fileParams,
-      response: { status: 200, description: 'The file', contentType: 'application/octet-stream' },
-      errors: ['conversation_not_found', 'file_not_found'],
-    },
-    async (ctx, { params }) => {
-      const { entry, content } = await files.read(workspaceOf(ctx), params.conversationId, params.path);
-      sendFile(ctx, entry, content);
-      return undefined;
-    },
-  );
-  r.add(
-    {
-      method: 'delete', path: '/v1/conversations/:conversationId/files/*path', operationId: 'removeConversationFile', tag: 'Conversation files',
-      summary: 'Remove a file, or a folder and everything in it',
-      params: fileParams,
-      response: { status: 204, description: 'Removed' },
-      errors: ['conversation_not_found', 'file_not_found'],
-    },
-    (ctx, { params }) => files.remove(workspaceOf(ctx), params.conversationId, params.path),
-  );
+  fileSpaceRoutes(r, {
+    base: '/v1/conversations/:conversationId/files',
+    owner: conversationIdParam,
+    ownerId: (p) => p.conversationId!,
+    noun: 'ConversationFiles',
+    tag: 'Conversation files',
+    what: "the conversation's drive",
+    ownerNotFound: 'conversation_not_found',
+    ops: files,
+  });
   r.add(
     {
       method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files',
