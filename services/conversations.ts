@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
@@ -56,7 +57,7 @@ export class ConversationsService {
   }
 
   /** What the conversation and its agent have stored (names only). */
-  private async supplied(row: ConversationRow, trx?: Parameters<Parameters<Db['transaction']>[0]>[0]): Promise<SuppliedView> {
+  private async supplied(row: ConversationRow, trx?: Knex.Transaction): Promise<SuppliedView> {
     return suppliedView(await readSupplied(this.deps.repos, row.agent_id!, [row.id], trx), row.id);
   }
 
@@ -168,7 +169,7 @@ export class ConversationsService {
     conversationId: string,
     turnId: string,
     input: AskInput,
-    trx: Parameters<Parameters<Db['transaction']>[0]>[0],
+    trx: Knex.Transaction,
   ): Promise<AttachmentRef[]> {
     const refs: AttachmentRef[] = [];
     for (const [i, a] of (input.attachments ?? []).entries()) {

@@ -8,7 +8,7 @@ import { historyText } from '../support/history';
 import { startEverything, type EverythingServer } from '../support/mcp-everything';
 import { startOpenAIServer } from '../support/model-servers/openai-server';
 import type { ModelServer } from '../support/model-servers/scripted-server';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
 
 const SECRET = 'sk_live_7d2f9a0c4b8e1f36a5d7';
 
@@ -49,14 +49,13 @@ describe('HTTP tools and MCP servers with secrets, through a scripted model', fu
   let mcpHttp: EverythingServer;
   let mcpSse: EverythingServer;
   let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  let worker: Awaited<ReturnType<typeof spawnWorker>>;
   const log = capturingLogger();
 
   before(async () => {
     // The MCP server's environment holds the secret, so its get-env tool returns it: results must be masked.
     [model, orders, mcpHttp, mcpSse] = await Promise.all([startOpenAIServer(), startOrdersApi(), startEverything('http', { LEAKY_TOKEN: SECRET }), startEverything('sse')]);
-    const config = isolatedConfig(
-      isolatedEnv({
+    const env = isolatedEnv({
         MODEL_STANDARD: 'openai:gpt-test',
         MODEL_PREMIUM: 'openai:gpt-test',
         OPENAI_BASE_URL: `${model.url}/v1`,
@@ -64,13 +63,13 @@ describe('HTTP tools and MCP servers with secrets, through a scripted model', fu
         // The tests' servers listen on loopback, which is refused unless the operator allows it.
         OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8',
         LOG_LEVEL: 'trace',
-      }),
-    );
-    api = await startTestApi({ config, logger: log.logger });
-    worker = await startInProcessWorker(config);
+      });
+    api = await startTestApi({ config: isolatedConfig(env), logger: log.logger });
+    // Its own process, logging at trace: its output is searched for the secret too.
+    worker = await spawnWorker(env);
   });
   after(async () => {
-    await worker?.stop();
+    worker?.kill('SIGTERM');
     await api?.stop();
     await Promise.all([model?.close(), orders?.close(), mcpHttp?.stop(), mcpSse?.stop()]);
   });
@@ -192,8 +191,16 @@ describe('HTTP tools and MCP servers with secrets, through a scripted model', fu
       await agent.conversations(),
     ];
     const replay = await fetch(`${api.baseURL}/v1/turns/${turnId}/events`, { headers: { authorization: `Bearer ${apiKey}` } });
-    const everything = [JSON.stringify(answers), JSON.stringify(events), await replay.text(), log.text(), await historyText(api.temporal, `turn-${turnId}`)];
+    const everything = [
+      JSON.stringify(answers),
+      JSON.stringify(events),
+      await replay.text(),
+      log.text(),
+      worker.output(),
+      await historyText(api.temporal, `turn-${turnId}`),
+    ];
     assert.ok(log.text().length > 0, 'the API logged');
+    assert.ok(worker.output().length > 0, 'the worker logged');
     for (const [i, text] of everything.entries()) assert.ok(!text.includes(SECRET), `the secret leaked in source #${i}`);
     const rows = await api.db('turn_events').where({ turn_id: turnId });
     assert.ok(!JSON.stringify(rows).includes(SECRET));
