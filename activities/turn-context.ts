@@ -17,14 +17,13 @@ export interface TurnContext {
  * the turn id, so nothing large (or secret) travels through workflow history.
  */
 export async function loadTurnContext(repos: Repositories, turnId: string): Promise<TurnContext> {
-  const turn = await repos.turns.get({ turnId });
-  if (!turn) throw ApplicationFailure.nonRetryable(`turn ${turnId} does not exist`, 'turn_missing');
-  const conversation = await repos.conversations.byId({ conversationId: turn.conversation_id });
-  if (!conversation?.agent_id || conversation.version === null) {
+  // One round trip: the turn, its conversation and the pinned version.
+  const found = await repos.turns.withContext({ turnId });
+  if (!found) throw ApplicationFailure.nonRetryable(`turn ${turnId} does not exist`, 'turn_missing');
+  const { turn, conversation, version } = found;
+  if (!conversation.agent_id || conversation.version === null) {
     throw ApplicationFailure.nonRetryable(`conversation of turn ${turnId} has no agent`, 'turn_missing');
   }
-  const found = await repos.agents.get({ workspaceId: turn.workspace_id, agentId: conversation.agent_id, version: conversation.version });
-  if (!('agent' in found)) throw ApplicationFailure.nonRetryable(`the agent of turn ${turnId} is gone`, 'agent_gone');
-  const { id, role: _role, version: _version, createdAt: _created, updatedAt: _updated, ...config } = found.agent;
-  return { turn, conversation, agentId: id, config };
+  if (!version) throw ApplicationFailure.nonRetryable(`the agent of turn ${turnId} is gone`, 'agent_gone');
+  return { turn, conversation, agentId: conversation.agent_id, config: version };
 }

@@ -11,6 +11,8 @@ export class StepTextStream {
   private produced = '';
   private shown: string;
   private timer: NodeJS.Timeout | undefined;
+  /** When the last batch was cut (performance.now()). */
+  private lastFlush = Number.NEGATIVE_INFINITY;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
 
@@ -27,12 +29,21 @@ export class StepTextStream {
     return this.produced;
   }
 
+  /**
+   * Batches of up to `flushMs`, except that a delta after a quiet spell of `flushMs` (the first
+   * of a step above all) is sent at once instead of waiting `flushMs` for company.
+   */
   push(delta: string): void {
     this.produced += delta;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.enqueue(false);
-    }, this.flushMs);
+    if (this.timer) return;
+    if (performance.now() - this.lastFlush >= this.flushMs) return this.flush();
+    this.timer = setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    this.lastFlush = performance.now();
+    this.enqueue(false);
   }
 
   /** Sends whatever is left and settles the step's text exactly on what was produced. */

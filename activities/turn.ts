@@ -103,7 +103,8 @@ export function createTurnActivities(deps: TurnDeps) {
       const [messages, tools, alreadyShown, files] = await Promise.all([
         history(deps, conversation.id, input.transcript),
         deps.tools.available(toolCtx),
-        deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }),
+        // Only a retried attempt can find text of its step already shown.
+        ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
         visibleFiles(deps, config, conversation.id, agentId),
       ]);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);

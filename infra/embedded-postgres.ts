@@ -70,9 +70,15 @@ async function ensureDatabase(port: number): Promise<void> {
  * shutdown (cli/shutdown.ts), so those are removed; its `exit` hook stays as a last-resort
  * safety net that signals PostgreSQL when the process exits any other way.
  */
+let tookOver = false;
 function takeOverShutdown(): void {
+  if (tookOver) return; // unhookEvent throws the second time
+  tookOver = true;
   for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) exitHook.unhookEvent(event);
 }
+// The hooks are installed as soon as the package loads — also in `hosted-agents api` and `worker`,
+// which only import this module — so take over at load, not only when a server starts.
+takeOverShutdown();
 
 /** Resolves once `pid` no longer exists (bounded by `timeoutMs`). */
 async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
@@ -129,7 +135,6 @@ export async function startEmbeddedPostgres(opts: {
     opts.log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await server.initialise();
   }
-  takeOverShutdown();
   await server.start();
   const pid = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   await ensureDatabase(opts.port);

@@ -123,7 +123,10 @@ export class ConversationsService {
       const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
-      const requires = missingRequirements(await this.pinnedConfig(row), await this.supplied(row, trx));
+      const config = await this.pinnedConfig(row);
+      // Most agents require nothing: then there is nothing stored to read.
+      const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
+      const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];
       if (requires.length > 0) {
         throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
       }

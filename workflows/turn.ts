@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ToolCallActivities } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import type { TranscriptItem } from '../domain/turn-transcript';
@@ -37,7 +37,9 @@ export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void>
       nonRetryableErrorTypes: ['model_rejected', 'turn_missing', 'agent_gone', 'turn_finished'],
     },
   });
-  const bookkeeping = proxyActivities<TurnActivities>({
+  // Short, idempotent database writes: run as local activities, in the worker that runs this
+  // workflow, without a round trip through the Temporal server (a crash re-runs them; they write once).
+  const bookkeeping = proxyLocalActivities<TurnActivities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
   });

@@ -74,6 +74,7 @@ export function createExtraToolSources(deps: { credentials: CredentialSource; fe
 
   return {
     async extra(ctx) {
+      if (ctx.agent.httpTools.length === 0 && ctx.agent.mcpServers.length === 0) return [];
       const creds = await credentials(ctx);
       const http: OfferedTool[] = ctx.agent.httpTools.map((tool) => ({
         definition: httpToolDefinition(tool),

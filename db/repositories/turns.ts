@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
+import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
+import type { ConversationRow } from './conversations';
 import type { Db } from '../connect';
 
 export interface TurnRow {
@@ -23,9 +25,6 @@ export interface StoredEvent {
 /** The channel the API LISTENs on; the payload is only the turn id. */
 export const TURN_EVENTS_CHANNEL = 'turn_events';
 
-/** Postgres' unique_violation: a second running turn for one conversation. */
-const UNIQUE_VIOLATION = '23505';
-
 /**
  * Turns and their event log. Appends take the next sequence numbers from `turns.last_seq` in the
  * same transaction, so the log is gap-free and ordered; an append names the writer (the activity
@@ -36,18 +35,34 @@ export class TurnsRepository {
 
   /** Inserts a running turn; `undefined` when the conversation already has one running. */
   async createRunning(input: { conversationId: string; workspaceId: string }, trx: Knex.Transaction): Promise<TurnRow | undefined> {
-    try {
-      await trx.raw('savepoint create_turn');
-      const [row] = await trx('turns')
-        .insert({ id: newId('turn'), conversation_id: input.conversationId, workspace_id: input.workspaceId })
-        .returning('*');
-      await trx.raw('release savepoint create_turn');
-      return row as TurnRow;
-    } catch (e) {
-      if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
-      await trx.raw('rollback to savepoint create_turn');
-      return undefined;
-    }
+    // The partial unique index (one running turn per conversation) decides races between replicas.
+    const result = await trx.raw(
+      `insert into turns (id, conversation_id, workspace_id) values (?, ?, ?)
+       on conflict (conversation_id) where status = 'running' do nothing
+       returning *`,
+      [newId('turn'), input.conversationId, input.workspaceId],
+    );
+    return (result as { rows: TurnRow[] }).rows[0];
+  }
+
+  /** A turn with its conversation and the configuration of the agent version it is pinned to. */
+  async withContext({ turnId }: { turnId: string }): Promise<{ turn: TurnRow; conversation: ConversationRow; version: AgentConfig | undefined } | undefined> {
+    const row = await this.db('turns as t')
+      .join('conversations as c', 'c.id', 't.conversation_id')
+      .leftJoin('agent_versions as v', (j) => j.on('v.agent_id', 'c.agent_id').andOn('v.number', 'c.version'))
+      .where('t.id', turnId)
+      .first(this.db.raw('to_jsonb(t) as turn'), this.db.raw('to_jsonb(c) as conversation'), 'v.config');
+    if (!row) return undefined;
+    const dates = <T extends Record<string, unknown>>(o: T, keys: string[]): T => {
+      const out: Record<string, unknown> = { ...o };
+      for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
+      return out as T;
+    };
+    return {
+      turn: dates(row.turn as TurnRow & Record<string, unknown>, ['started_at', 'finished_at']),
+      conversation: dates(row.conversation as ConversationRow & Record<string, unknown>, ['started_at', 'ended_at']),
+      version: (row.config as AgentConfig | null) ?? undefined,
+    };
   }
 
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
@@ -74,25 +89,24 @@ export class TurnsRepository {
     trx?: Knex.Transaction,
   ): Promise<boolean> {
     if (input.events.length === 0) return true;
-    const run = async (t: Knex.Transaction) => {
-      const q = t('turns').where({ id: input.turnId, status: 'running' });
-      if (input.writer) q.andWhere({ writer: input.writer });
-      const [row] = await q.increment('last_seq', input.events.length).returning('last_seq');
-      if (!row) return false;
-      const first = (row as { last_seq: number }).last_seq - input.events.length + 1;
-      await t('turn_events').insert(
-        input.events.map((event, i) => ({
-          turn_id: input.turnId,
-          seq: first + i,
-          type: event.type,
-          data: JSON.stringify(event),
-          step: input.step ?? null,
-        })),
-      );
-      await t.raw('select pg_notify(?, ?)', [TURN_EVENTS_CHANNEL, input.turnId]);
-      return true;
-    };
-    return trx ? run(trx) : this.db.transaction(run);
+    const n = input.events.length;
+    const writer = input.writer ?? null;
+    // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
+    // events under them, and NOTIFY — or, when the turn has ended or another writer holds it,
+    // none of the three.
+    const result = await (trx ?? this.db).raw(
+      `with t as (
+         update turns set last_seq = last_seq + ?
+          where id = ? and status = 'running' and (?::text is null or writer = ?)
+          returning last_seq),
+       ins as (
+         insert into turn_events (turn_id, seq, type, data, step)
+         select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
+           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord))
+       select pg_notify(?, ?) from t`,
+      [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), TURN_EVENTS_CHANNEL, input.turnId],
+    );
+    return (result as { rows: unknown[] }).rows.length > 0;
   }
 
   /**

@@ -1,0 +1,95 @@
+import { Client, Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import pg from 'pg';
+import type { ModelServer } from '../../test/support/model-servers/openai-server';
+import { ms, percentile } from './stats';
+
+/**
+ * Where the time to first text goes, for sequential turns: the client's clock, the model server's
+ * (in this process), PostgreSQL's row times (`turns.started_at` is the ask transaction's start,
+ * `turn_events.at` the append transaction's start) and Temporal's history event times — all one
+ * machine's clock.
+ */
+
+export const epochNow = () => performance.timeOrigin + performance.now();
+
+/** Wraps the model server's request log so that the arrival time of the latest request can be read. */
+export function watchModelArrivals(model: ModelServer): () => number | undefined {
+  let last: number | undefined;
+  const requests = model.requests;
+  const push = requests.push.bind(requests);
+  requests.push = (...items) => {
+    last = epochNow();
+    return push(...items);
+  };
+  return () => last;
+}
+
+export interface TimedTurn {
+  turnId: string;
+  requestAt: number;
+  modelRequestAt: number;
+  firstTextAt: number;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+const eventMs = (e: HistoryEvent | undefined): number | undefined => {
+  const t = e?.eventTime;
+  if (!t) return undefined;
+  return Number(String(t.seconds ?? 0)) * 1000 + (t.nanos ?? 0) / 1e6;
+};
+
+const STAGES = [
+  'HTTP request → ask transaction begins (API: auth, routing, validation)',
+  'ask transaction → workflow started (API: transaction, StartWorkflowExecution)',
+  'workflow started → first workflow task picked up (Temporal → worker)',
+  'workflow task picked up → completed (worker: workflow code)',
+  'workflow task completed → activity picked up (Temporal → worker)',
+  'activity picked up → model request arrives (worker: claim, load turn, history)',
+  'model request → first text row written (model first delta + text batching)',
+  'first text row → client has the text event (commit, NOTIFY, API read, SSE)',
+] as const;
+
+/** p50 and p99 of each stage; the stages of one turn add up to its time to first text. */
+export async function timeBreakdown(turns: TimedTurn[], databaseUrl: string, temporalAddress: string): Promise<string[]> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: 'default' });
+    const { rows } = await db.query<{ id: string; started: number; first_text: number | null }>(
+      `select t.id, extract(epoch from t.started_at)::float8 * 1000 as started,
+              (select extract(epoch from e.at)::float8 * 1000 from turn_events e
+                where e.turn_id = t.id and e.type = 'text' order by e.seq limit 1) as first_text
+         from turns t where t.id = any($1)`,
+      [turns.map((t) => t.turnId)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const stages: number[][] = STAGES.map(() => []);
+    for (const turn of turns) {
+      const row = byId.get(turn.turnId);
+      const history = await client.workflow.getHandle(`turn-${turn.turnId}`).fetchHistory();
+      const events = history.events ?? [];
+      const first = (has: (e: HistoryEvent) => boolean) => eventMs(events.find(has));
+      const points = [
+        turn.requestAt,
+        row?.started,
+        first((e) => e.workflowExecutionStartedEventAttributes != null),
+        first((e) => e.workflowTaskStartedEventAttributes != null),
+        first((e) => e.workflowTaskCompletedEventAttributes != null),
+        first((e) => e.activityTaskStartedEventAttributes != null),
+        turn.modelRequestAt,
+        row?.first_text ?? undefined,
+        turn.firstTextAt,
+      ];
+      if (points.some((p) => p === undefined || p === null)) continue;
+      const p = points as number[];
+      for (let i = 0; i < STAGES.length; i++) stages[i]!.push(p[i + 1]! - p[i]!);
+    }
+    return STAGES.map((name, i) => `${ms(percentile(stages[i]!, 50)).padStart(7)} ${ms(percentile(stages[i]!, 99)).padStart(7)}  ${name}`);
+  } finally {
+    await db.end();
+    await connection.close();
+  }
+}

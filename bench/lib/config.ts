@@ -1,0 +1,56 @@
+/**
+ * The bench's own settings, all from BENCH_* environment variables (defaults in brackets):
+ * BENCH_REPLY (the fixed model reply) or BENCH_REPLY_WORDS [20]; BENCH_CHUNK_DELAY_MS [10]
+ * (pause before each streamed chunk after the first); BENCH_CHUNK_SIZE [one word a chunk];
+ * BENCH_WARMUP_TURNS [20]; BENCH_LATENCY_TURNS [100]; BENCH_CONCURRENCY [50]; BENCH_SECONDS [60];
+ * BENCH_TURNS_PER_CONVERSATION [10] (a load loop starts a new conversation after this many turns,
+ * so histories stay conversation-sized); BENCH_MAX_TURNS_PER_LOOP [100000]; BENCH_TURN_TIMEOUT_MS
+ * [30000]; BENCH_DB_POOL_MAX [25] (DATABASE_POOL_MAX of the API and of the worker).
+ * Also read: DATABASE_URL (a server to create a fresh database on; else embedded PostgreSQL),
+ * TEMPORAL_CLI_PATH and TEMPORAL_CLI_DOWNLOAD (how to find the Temporal dev server).
+ */
+export interface BenchConfig {
+  reply: string;
+  chunkDelayMs: number;
+  chunkSize: number | undefined;
+  warmupTurns: number;
+  latencyTurns: number;
+  concurrency: number;
+  seconds: number;
+  turnsPerConversation: number;
+  maxTurnsPerLoop: number;
+  turnTimeoutMs: number;
+  dbPoolMax: number;
+}
+
+const WORDS =
+  'The benchmark model answers with this fixed reply so that every stream can be checked word for word against the final reply it ends with and nothing else'.split(' ');
+
+function int(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name}: a whole number ≥ ${min} (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+export function benchConfig(): BenchConfig {
+  const words = int('BENCH_REPLY_WORDS', 20, 1);
+  const reply =
+    process.env.BENCH_REPLY?.trim() ||
+    Array.from({ length: words }, (_, i) => WORDS[i % WORDS.length]).join(' ');
+  const chunkSize = int('BENCH_CHUNK_SIZE', 0, 0);
+  return {
+    reply,
+    chunkDelayMs: int('BENCH_CHUNK_DELAY_MS', 10, 0),
+    chunkSize: chunkSize > 0 ? chunkSize : undefined,
+    warmupTurns: int('BENCH_WARMUP_TURNS', 20, 0),
+    latencyTurns: int('BENCH_LATENCY_TURNS', 100, 1),
+    concurrency: int('BENCH_CONCURRENCY', 50, 1),
+    seconds: int('BENCH_SECONDS', 60, 1),
+    turnsPerConversation: int('BENCH_TURNS_PER_CONVERSATION', 10, 1),
+    maxTurnsPerLoop: int('BENCH_MAX_TURNS_PER_LOOP', 100_000, 1),
+    turnTimeoutMs: int('BENCH_TURN_TIMEOUT_MS', 30_000, 1000),
+    dbPoolMax: int('BENCH_DB_POOL_MAX', 25, 1),
+  };
+}

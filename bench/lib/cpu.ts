@@ -1,0 +1,78 @@
+import { clockTicksPerSecond, cmdline, machineTicks, treeTicks } from './proc';
+
+/** CPU time of the measured processes over a phase, from /proc tick counters. */
+
+export interface CpuTargets {
+  api: number;
+  worker: number;
+  temporal: number | undefined;
+  postgres: number | undefined;
+  /** The bench's database: on a shared PostgreSQL server, backends of other databases are left out. */
+  postgresDatabase: string | undefined;
+}
+
+/** A PostgreSQL backend's title names its database and client ("postgres: user db 127.0.0.1(5432) idle"). */
+const ourBackend = (database: string) => (pid: number) => {
+  const title = cmdline(pid);
+  return !/\(\d+\)|\[local\]/.test(title) || title.includes(` ${database} `);
+};
+
+export interface CpuSample {
+  at: number;
+  /** Ticks per process tree (undefined: not on this machine). */
+  ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabase'>, number | undefined>;
+  /** This bench process (clients and the in-process model server), µs. */
+  benchMicros: number;
+  machine: { busy: number; total: number; steal: number };
+}
+
+export interface CpuUsage {
+  seconds: number;
+  /** CPU ms used by each process tree over the phase. */
+  ms: Record<'api' | 'worker' | 'temporal' | 'postgres' | 'bench' | 'other', number | undefined>;
+  /** Share of the whole machine that was busy (all cores), 0–100; and of it, stolen by the hypervisor. */
+  machineBusyPct: number;
+  stealPct: number;
+}
+
+const TICK_MS = 1000 / clockTicksPerSecond();
+
+export function sampleCpu(pids: CpuTargets): CpuSample {
+  const usage = process.cpuUsage();
+  return {
+    at: performance.now(),
+    ticks: {
+      api: treeTicks(pids.api),
+      worker: treeTicks(pids.worker),
+      temporal: pids.temporal === undefined ? undefined : treeTicks(pids.temporal),
+      postgres:
+        pids.postgres === undefined ? undefined : treeTicks(pids.postgres, pids.postgresDatabase ? ourBackend(pids.postgresDatabase) : undefined),
+    },
+    benchMicros: usage.user + usage.system,
+    machine: machineTicks(),
+  };
+}
+
+export function cpuBetween(a: CpuSample, b: CpuSample): CpuUsage {
+  const delta = (k: keyof CpuSample['ticks']) => {
+    const x = a.ticks[k];
+    const y = b.ticks[k];
+    return x === undefined || y === undefined ? undefined : (y - x) * TICK_MS;
+  };
+  const total = b.machine.total - a.machine.total;
+  const ours = {
+    api: delta('api'),
+    worker: delta('worker'),
+    temporal: delta('temporal'),
+    postgres: delta('postgres'),
+    bench: (b.benchMicros - a.benchMicros) / 1000,
+  };
+  const oursMs = Object.values(ours).reduce<number>((sum, v) => sum + (v ?? 0), 0);
+  return {
+    seconds: (b.at - a.at) / 1000,
+    // Other sessions, builds or tests on a shared machine compete for the same cores.
+    ms: { ...ours, other: Math.max(0, (b.machine.busy - b.machine.steal - a.machine.busy + a.machine.steal) * TICK_MS - oursMs) },
+    machineBusyPct: total > 0 ? ((b.machine.busy - a.machine.busy) / total) * 100 : Number.NaN,
+    stealPct: total > 0 ? ((b.machine.steal - a.machine.steal) / total) * 100 : Number.NaN,
+  };
+}

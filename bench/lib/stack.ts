@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { envSchema } from '../../config/env';
+import { startEmbeddedPostgres } from '../../infra/embedded-postgres';
+import { locateTemporalCli } from '../../infra/temporal-cli';
+import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { type ModelServer, startOpenAIServer } from '../../test/support/model-servers/openai-server';
+import { ChildProc } from './child';
+import type { BenchConfig } from './config';
+import { findProcess, readStat } from './proc';
+
+/**
+ * Starts everything the bench measures, each piece registering its own clean-up: the scripted
+ * OpenAI-compatible model server (in this process), PostgreSQL (a fresh database on DATABASE_URL's
+ * server, or an embedded cluster in a temporary directory), an in-memory Temporal dev server, then
+ * `hosted-agents migrate`, `workspace create`, and `api` and `worker` as separate processes.
+ * Everything listens on, and is reached through, 127.0.0.1.
+ */
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'hosted-agents.js');
+
+export type Log = (line: string) => void;
+
+/** Clean-up steps, run newest first; each failure is logged and the rest still run. */
+export class Cleanup {
+  private readonly steps: Array<{ name: string; run: () => Promise<void> }> = [];
+  private done: Promise<void> | undefined;
+
+  add(name: string, run: () => Promise<void>): void {
+    this.steps.push({ name, run });
+  }
+
+  run(log: Log): Promise<void> {
+    this.done ??= (async () => {
+      for (const step of this.steps.reverse()) {
+        await step.run().catch((e: unknown) => log(`clean-up of ${step.name} failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    })();
+    return this.done;
+  }
+}
+
+export interface Stack {
+  model: ModelServer;
+  /** The API, `http://127.0.0.1:<port>`. */
+  baseURL: string;
+  apiKey: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  api: ChildProc;
+  worker: ChildProc;
+  /** Root pids of the Temporal dev server and of PostgreSQL (the postmaster), when they are on this machine. */
+  temporalPid: number | undefined;
+  postgresPid: number | undefined;
+  /** Set when the server is shared (DATABASE_URL): the name of the bench's own database. */
+  postgresDatabase: string | undefined;
+  postgresKind: string;
+}
+
+/** The environment of our child processes: ours, minus every variable the service reads, plus `vars`. */
+function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(envSchema.shape)) delete env[key];
+  return { ...env, ...vars };
+}
+
+async function freshDatabase(cleanup: Cleanup, workDir: string, log: Log): Promise<{ url: string; kind: string; shared?: string }> {
+  const admin = process.env.DATABASE_URL;
+  if (admin) {
+    const name = `ha_bench_${randomBytes(5).toString('hex')}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    await client.end();
+    cleanup.add(`database ${name}`, async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    });
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), kind: `DATABASE_URL server (${url.host}), fresh database ${name}`, shared: name };
+  }
+  const handle = await startEmbeddedPostgres({ dataDir: workDir, port: await freePort(), log });
+  cleanup.add('embedded PostgreSQL', () => handle.stop());
+  return { url: handle.url, kind: 'embedded PostgreSQL (temporary directory)' };
+}
+
+/** The postmaster's pid: the parent of our backend, when that backend is a process on this machine. */
+async function postmasterPid(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const backend = rows[0] ? readStat(rows[0].pid) : undefined;
+    return backend?.comm.includes('postgres') ? backend.ppid : undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log): Promise<Stack> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'ha-bench-'));
+  cleanup.add('temporary directory', () => rm(workDir, { recursive: true, force: true }));
+
+  const model = await startOpenAIServer();
+  model.defaultResponse = { text: cfg.reply, chunkDelayMs: cfg.chunkDelayMs, ...(cfg.chunkSize ? { chunkSize: cfg.chunkSize } : {}) };
+  cleanup.add('model server', () => model.close());
+
+  const cliPath = await locateTemporalCli({
+    explicitPath: process.env.TEMPORAL_CLI_PATH,
+    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
+    log,
+  });
+  const temporalPort = await freePort();
+  // Both start in parallel; wait for both to settle so that whatever did start is cleaned up.
+  const [databaseStart, temporalStart] = await Promise.allSettled([
+    freshDatabase(cleanup, workDir, log),
+    (async () => {
+      const server = await startTemporalDevServer({ cliPath, port: temporalPort, uiPort: await freePort(), namespace: 'default', log });
+      cleanup.add('Temporal dev server', () => server.stop());
+      return server;
+    })(),
+  ]);
+  if (databaseStart.status === 'rejected') throw databaseStart.reason;
+  if (temporalStart.status === 'rejected') throw temporalStart.reason;
+  const database = databaseStart.value;
+  const temporal = temporalStart.value;
+  log(`PostgreSQL: ${database.kind}; Temporal dev server (in memory) on ${temporal.address}`);
+
+  const port = await freePort();
+  const env = childEnv({
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: workDir,
+    URL_SIGNING_KEY: randomBytes(30).toString('base64url').slice(0, 40),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    MODEL_STANDARD: 'openai:bench',
+    MODEL_PREMIUM: 'openai:bench',
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    OPENAI_API_KEY: 'sk-bench',
+    LOG_LEVEL: 'warn',
+    DATABASE_POOL_MAX: String(cfg.dbPoolMax),
+    TEMPORAL_CLI_DOWNLOAD: 'false',
+  });
+  const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [BIN, ...args], { cwd: ROOT, env, keepStdout: true });
+
+  await run('migrate', ['migrate']).result(120_000);
+  const created = JSON.parse(
+    await run('workspace create', ['workspace', 'create', '--name', 'bench', '--credits', '1000000000', '--json']).result(60_000),
+  ) as { workspace: { id: string }; apiKey: string };
+
+  const api = new ChildProc('api', process.execPath, [BIN, 'api'], { cwd: ROOT, env });
+  cleanup.add('api', () => api.stop());
+  const worker = new ChildProc('worker', process.execPath, [BIN, 'worker'], { cwd: ROOT, env });
+  cleanup.add('worker', () => worker.stop());
+  await Promise.all([api.waitFor(/API listening on/, 60_000), worker.waitFor(/worker polling/, 120_000)]);
+
+  const baseURL = `http://127.0.0.1:${port}`;
+  const ready = await fetch(`${baseURL}/readyz`);
+  if (ready.status !== 200) throw new Error(`the API is not ready: ${ready.status} ${await ready.text()}`);
+
+  return {
+    model,
+    baseURL,
+    apiKey: created.apiKey,
+    databaseUrl: database.url,
+    temporalAddress: temporal.address,
+    api,
+    worker,
+    temporalPid: findProcess(['start-dev', `--port ${temporalPort} `]),
+    postgresPid: await postmasterPid(database.url),
+    postgresDatabase: database.shared,
+    postgresKind: database.kind,
+  };
+}
