@@ -77,7 +77,7 @@ export class ApiRouter {
     def: RouteDef<P, Q, B>,
     handler: Handler<P, Q, B>,
   ): this {
-    this.defs.push(def as unknown as AnyRouteDef);
+    this.defs.push(def);
     const before: Middleware<ApiState>[] = [];
     if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
     if (def.body) before.push(this.json);
