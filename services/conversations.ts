@@ -61,10 +61,10 @@ export class ConversationsService {
     return suppliedView(await readSupplied(this.deps.repos, row.agent_id!, [row.id], trx), row.id);
   }
 
-  private async pinnedConfig(row: ConversationRow): Promise<AgentConfig> {
-    const found = await this.deps.repos.agents.get({ workspaceId: row.workspace_id, agentId: row.agent_id!, version: row.version! });
-    if (!('agent' in found)) throw notFound();
-    const { id: _i, role: _r, version: _v, createdAt: _c, updatedAt: _u, ...config } = found.agent;
+  /** The configuration of the version the conversation is pinned to (one query). */
+  private async pinnedConfig(row: ConversationRow, trx?: Knex.Transaction): Promise<AgentConfig> {
+    const config = await this.deps.repos.agents.versionConfig({ agentId: row.agent_id!, number: row.version! }, trx);
+    if (!config) throw notFound();
     return config;
   }
 
@@ -123,7 +123,7 @@ export class ConversationsService {
       const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
-      const config = await this.pinnedConfig(row);
+      const config = await this.pinnedConfig(row, trx);
       // Most agents require nothing: then there is nothing stored to read.
       const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
       const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];
@@ -140,7 +140,7 @@ export class ConversationsService {
       const attachments = await this.storeAttachments(workspaceId, conversationId, turn.id, input, trx);
       await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
       const title = titleFrom(input.text);
-      if (title) await repos.conversations.setTitleIfMissing({ conversationId, title }, trx);
+      if (title && !row.title) await repos.conversations.setTitleIfMissing({ conversationId, title }, trx);
       await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
       return { turnId: turn.id, agentId: row.agent_id! };
     });

@@ -110,6 +110,12 @@ export class AgentsRepository {
     return row ? { agent: toAgent(agent, row) } : { missing: 'version' };
   }
 
+  /** The configuration stored in one version; undefined when there is no such version. */
+  async versionConfig({ agentId, number }: { agentId: string; number: number }, trx?: Knex.Transaction): Promise<AgentConfig | undefined> {
+    const row = await (trx ?? this.db)('agent_versions').where({ agent_id: agentId, number }).first('config');
+    return (row as { config: AgentConfig } | undefined)?.config;
+  }
+
   /** Every snapshot, newest first; undefined when the agent is absent. */
   async versions({ workspaceId, agentId }: { workspaceId: string; agentId: string }): Promise<Agent[] | undefined> {
     const agent = await this.find({ workspaceId, agentId });
