@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type Agent, AgentHandle, type AgentRecord, Service, type Trigger, type VersionItem, type Workflow } from '../../sdk/src';
-import { failure, json, type Received, startTestServer, type TestServer } from './sdk-test-server';
+import { failure, json, type Received, type TestServer, useSdkServer } from './sdk-test-server';
 
 const record: AgentRecord = {
   id: 'agt_1',
@@ -59,15 +59,10 @@ function assertAgent(agent: Agent, expected: AgentRecord): void {
 describe('SDK agents: ws.agents, ws.agent(id) and returned agents', () => {
   let server: TestServer;
   let ws: Service;
-  before(async () => {
-    server = await startTestServer();
-    ws = new Service({ apiKey: 'k', baseURL: server.baseURL });
+  useSdkServer((_req, res) => json(res, 200, record), (srv, client) => {
+    server = srv;
+    ws = client;
   });
-  beforeEach(() => {
-    server.received.length = 0;
-    server.respond((_req, res) => json(res, 200, record));
-  });
-  after(() => server.close());
 
   describe('ws.agents', () => {
     it('create() sends POST /v1/agents with the fields as JSON and resolves to an Agent', async () => {

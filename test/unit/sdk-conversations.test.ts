@@ -12,7 +12,7 @@ import {
   Service,
   Turn,
 } from '../../sdk/src';
-import { failure, json, openEventStream, sseEvent, startTestServer, type TestServer } from './sdk-test-server';
+import { failure, json, openEventStream, sseEvent, type TestServer, useSdkServer } from './sdk-test-server';
 
 const agentConversation: AgentConversationRecord = {
   id: 'cnv_1',
@@ -58,15 +58,10 @@ function assertConversation(conversation: Conversation, expected: AgentConversat
 describe('SDK conversations: handles, agent.start/conversations, messages and files', () => {
   let server: TestServer;
   let ws: Service;
-  before(async () => {
-    server = await startTestServer();
-    ws = new Service({ apiKey: 'k', baseURL: server.baseURL });
+  useSdkServer((_req, res) => json(res, 200, agentConversation), (srv, client) => {
+    server = srv;
+    ws = client;
   });
-  beforeEach(() => {
-    server.received.length = 0;
-    server.respond((_req, res) => json(res, 200, agentConversation));
-  });
-  after(() => server.close());
 
   describe('handles', () => {
     it('ws.conversation(id) and agent.conversation(id) send no request', async () => {

@@ -6,7 +6,7 @@ import {
   type ConnectionStatus,
   Service,
 } from '../../sdk/src';
-import { failure, json, startTestServer, type TestServer } from './sdk-test-server';
+import { failure, json, type TestServer, useSdkServer } from './sdk-test-server';
 
 /** SDK credentials: bind/attach (both spec variants), connections, disconnect, authorize — the exact requests. */
 
@@ -51,15 +51,10 @@ const noContent: Parameters<TestServer['respond']>[0] = (_req, res) => res.write
 describe('SDK credentials: bind, attach, connections, disconnect, authorize', () => {
   let server: TestServer;
   let ws: Service;
-  before(async () => {
-    server = await startTestServer();
-    ws = new Service({ apiKey: 'k', baseURL: server.baseURL });
+  useSdkServer(noContent, (srv, client) => {
+    server = srv;
+    ws = client;
   });
-  beforeEach(() => {
-    server.received.length = 0;
-    server.respond(noContent);
-  });
-  after(() => server.close());
 
   const owners = [
     { what: 'agent', handle: () => ws.agent('agt_1'), base: '/v1/agents/agt_1' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type Project, ProjectHandle, type ProjectRecord, Service } from '../../sdk/src';
-import { failure, json, startTestServer, type TestServer } from './sdk-test-server';
+import { failure, json, type TestServer, useSdkServer } from './sdk-test-server';
 
 const record: ProjectRecord = {
   id: 'prj_1',
@@ -37,15 +37,10 @@ function assertProject(project: Project, expected: ProjectRecord): void {
 describe('SDK projects: ws.projects, ws.project(id) and returned projects', () => {
   let server: TestServer;
   let ws: Service;
-  before(async () => {
-    server = await startTestServer();
-    ws = new Service({ apiKey: 'k', baseURL: server.baseURL });
+  useSdkServer((_req, res) => json(res, 200, record), (srv, client) => {
+    server = srv;
+    ws = client;
   });
-  beforeEach(() => {
-    server.received.length = 0;
-    server.respond((_req, res) => json(res, 200, record));
-  });
-  after(() => server.close());
 
   it('create() sends POST /v1/projects with the fields and resolves to a Project', async () => {
     server.respond((_req, res) => json(res, 201, record));

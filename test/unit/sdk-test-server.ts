@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ServiceError } from '../../sdk/src';
+import { Service, ServiceError } from '../../sdk/src';
 
 /** Test helpers for the SDK: a real local HTTP server standing in for the service. */
 
@@ -114,4 +114,22 @@ export function writeThenDrop(res: ServerResponse, data = ''): void {
     return;
   }
   res.write(data, () => res.socket?.destroy());
+}
+
+/**
+ * Mocha hooks for a suite of SDK calls against one local server: it starts before the suite
+ * (handing the server and a client on it to `ready`), each test begins with no recorded requests
+ * and `handler` answering, and it closes after the suite.
+ */
+export function useSdkServer(handler: Handler, ready: (server: TestServer, ws: Service) => void): void {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startTestServer();
+    ready(server, new Service({ apiKey: 'k', baseURL: server.baseURL }));
+  });
+  beforeEach(() => {
+    server!.received.length = 0;
+    server!.respond(handler);
+  });
+  after(() => server?.close());
 }
