@@ -1,10 +1,20 @@
 import { type Agent, toAgent } from './agent.js';
 import type { HttpClient } from './http.js';
-import { segment } from './paths.js';
-import type { AgentRecord, CreateAgentFields, VersionItem } from './types.js';
+import { ServiceError } from './errors.js';
+import { bodyId, segment } from './paths.js';
+import type { AgentRecord, CreateAgentFields, ProdDeployment, TestDeployment, VersionItem } from './types.js';
 import type { CallOptions } from './workspace.js';
 
-/** The workspace's agents (`ws.agents`). For one agent, use `ws.agent(agentId)`. */
+/**
+ * The workspace's agents (`ws.agents`): creating and listing them, and publishing them
+ * (`deployToTest`, `deployToProd`, `versions`, `rollback`, public tokens). For one agent, use
+ * `ws.agent(agentId)`.
+ *
+ * Only `freelancer` agents are published: the deploy calls reject a teammate's version with 409
+ * `agent_not_publishable`. Deploys take a version id (`ver_…`), found in `versions(agentId)`.
+ * An id that is empty (or, in a path, `.` or `..`) makes the call reject with code
+ * `invalid_request`, without a request.
+ */
 export class AgentsResource {
   readonly #http: HttpClient;
 
@@ -32,5 +42,93 @@ export class AgentsResource {
   async versions(agentId: string, options: CallOptions = {}): Promise<VersionItem[]> {
     const path = `/v1/agents/${segment(agentId, 'agent id')}/deployments`;
     return this.#http.request<VersionItem[]>('GET', path, { signal: options.signal, expect: 'list' });
+  }
+
+  /**
+   * Serves the version at a new ephemeral test URL (`POST /v1/deployments/test`, body
+   * `{ versionId }`) and resolves to `{ url, expiresAt }`. The URL is for trying the agent out,
+   * not for end users; it stops working at `expiresAt`. Calling again for the same version while
+   * its test URL is live resolves to the same URL and expiry.
+   *
+   * Rejects with 404 `version_not_found` for an unknown version id and 409
+   * `agent_not_publishable` for a version of a teammate agent.
+   */
+  async deployToTest(versionId: string, options: CallOptions = {}): Promise<TestDeployment> {
+    const body = { versionId: bodyId(versionId, 'version id') };
+    return this.#http.request<TestDeployment>('POST', '/v1/deployments/test', { body, signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Makes the version the agent's production version (`POST /v1/deployments/prod`, body
+   * `{ versionId }`) and resolves to `{ url, versionNumber }`: the agent's production URL and the
+   * number of the version it now serves. The first production deploy of an agent also mints its
+   * public token (see `publicToken`). Deploying the version already in production resolves at
+   * once to the same answer.
+   *
+   * The service first health-checks the version (fixed-scope secrets and connections supplied,
+   * the model answers, each MCP server lists its tools) while the current production version
+   * keeps serving; only a healthy version is promoted. Failures: 404 `version_not_found`, 409
+   * `agent_not_publishable` (a teammate agent), 409 `deploy_check_failed` (production is
+   * unchanged; the message names each failed check).
+   *
+   * Timing: the check usually takes a few seconds; its parts run in parallel, the model within
+   * 20 s and each MCP server within its `timeoutMs` (default 30 s), so it stays within the
+   * default per-request `timeout` of 60 s unless a server sets a longer `timeoutMs`. If the call
+   * rejects with code `timeout`, or the service answers 504 `worker_timeout` (it waits 55 s), the
+   * promotion goes on server-side; calling `deployToProd` again with the same version id waits for
+   * that same promotion instead of starting another.
+   */
+  async deployToProd(versionId: string, options: CallOptions = {}): Promise<ProdDeployment> {
+    const body = { versionId: bodyId(versionId, 'version id') };
+    return this.#http.request<ProdDeployment>('POST', '/v1/deployments/prod', { body, signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Makes `versionId`, a version of the agent `agentId`, its production version again
+   * (`POST /v1/agents/:agentId/rollback`, body `{ versionId }`; 204). Instant: no health check,
+   * and the public token and production URL do not change. Rolling back to the version already
+   * in production changes nothing. Any version of the agent can be the target, older or newer.
+   *
+   * Rejects with 404 `agent_not_found`, 404 `version_not_found` (no such version of this agent),
+   * and 409 `agent_not_deployed` when the agent has never been deployed to production.
+   */
+  async rollback(agentId: string, versionId: string, options: CallOptions = {}): Promise<void> {
+    const path = `/v1/agents/${segment(agentId, 'agent id')}/rollback`;
+    const body = { versionId: bodyId(versionId, 'version id') };
+    await this.#http.request<void>('POST', path, { body, signal: options.signal });
+  }
+
+  /**
+   * The agent's public (publishable) token, `agt_pk_…` (`GET /v1/agents/:agentId/public-token`).
+   * Minted on the agent's first production deploy and kept across re-deploys and rollbacks; it
+   * authorises public chat with that agent only (`Authorization: Bearer agt_pk_…` on
+   * `POST /v1/public/chat`), so it may appear in a web page's source.
+   *
+   * Rejects with 404 `agent_not_found`, and 409 `agent_not_deployed` before the first
+   * production deploy.
+   */
+  async publicToken(agentId: string, options: CallOptions = {}): Promise<string> {
+    return this.#token('GET', `/v1/agents/${segment(agentId, 'agent id')}/public-token`, options);
+  }
+
+  /**
+   * Replaces the agent's public token and resolves to the new one
+   * (`POST /v1/agents/:agentId/public-token/rotate`). The previous token is refused from then on
+   * (401 `invalid_public_token`); other agents' tokens are not affected. Embeds using
+   * `data-agent-id` keep working: the service resolves the token for them.
+   *
+   * Rejects with 404 `agent_not_found`, and 409 `agent_not_deployed` before the first
+   * production deploy.
+   */
+  async rotatePublicToken(agentId: string, options: CallOptions = {}): Promise<string> {
+    return this.#token('POST', `/v1/agents/${segment(agentId, 'agent id')}/public-token/rotate`, options);
+  }
+
+  async #token(method: 'GET' | 'POST', path: string, options: CallOptions): Promise<string> {
+    const answer = await this.#http.request<{ token?: unknown }>(method, path, { signal: options.signal, expect: 'object' });
+    if (typeof answer.token !== 'string' || answer.token === '') {
+      throw new ServiceError({ code: 'invalid_response', status: 200, retryable: false, message: 'the service answered without a token string' });
+    }
+    return answer.token;
   }
 }

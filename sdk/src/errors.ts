@@ -29,8 +29,9 @@ export interface ServiceErrorInit {
  * - `invalid_response`: a 2xx answer whose body is not JSON, or not the expected shape (an
  *   object for a record, `{ "data": [...] }` for a list).
  * - `invalid_request` (status 400): an id, workflow name or file path that cannot be put in a
- *   URL (empty, or a `.` or `..` segment); nothing was sent. The service answers other invalid
- *   input with the same code.
+ *   URL (empty, or a `.` or `..` segment), or an empty id for a request body (the version id of
+ *   a deploy or rollback); nothing was sent. The service answers other invalid input with the
+ *   same code.
  */
 export class ServiceError extends Error {
   /** Stable identifier of the failure, e.g. `agent_not_found`, `rate_limited`, `timeout`. */

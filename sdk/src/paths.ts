@@ -22,6 +22,20 @@ export function segment(value: string, what: string): string {
 }
 
 /**
+ * An id sent in a request body (`{ versionId }`), returned unchanged. Anything but a non-empty
+ * string is refused with a `ServiceError` (code `invalid_request`), like an empty id in a path:
+ * `JSON.stringify` would drop an `undefined` field and the service would answer about a missing
+ * field instead of the id.
+ */
+export function bodyId(value: string, what: string): string {
+  if (typeof value !== 'string') {
+    throw new ServiceError({ code: 'invalid_request', status: 400, retryable: false, message: `${what} must be a string, got ${typeof value}` });
+  }
+  if (value === '') throw refuse(what, value, 'is empty');
+  return value;
+}
+
+/**
  * A file-space path: each `/`-separated segment percent-encoded, the separators kept. A path
  * naming nothing, or holding a `.` or `..` segment, is refused (see `segment`).
  */

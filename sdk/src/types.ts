@@ -96,6 +96,24 @@ export interface AgentConversationRecord {
   requires: Requirement[];
   /** When the conversation was ended (`conversation.end()`); absent while it is open. */
   endedAt?: string;
+  /**
+   * The visitor who started the conversation through public chat (the hosted page, the embed
+   * or `POST /v1/public/chat`), as the browser stated it: self-attested, a routing hint rather
+   * than a verified identity. Absent for conversations started through the API.
+   */
+  endUser?: {
+    /** The visitor id the page or the embed sent (`data-user-id`, `identify`, or a generated one). */
+    id: string;
+    /** Display name, when one was given. */
+    name?: string;
+    /** E-mail address, when one was given. */
+    email?: string;
+  };
+  /**
+   * Where the conversation was started: `public` (public chat with the production version) or
+   * `test` (chat on a test deployment's URL). Absent for conversations started through the API.
+   */
+  channel?: 'public' | 'test';
 }
 
 /**
@@ -414,6 +432,22 @@ export interface VersionItem {
   deployedAt: string;
   /** True for the one version serving production. */
   isProd: boolean;
+}
+
+/** The answer of `ws.agents.deployToTest(versionId)`. */
+export interface TestDeployment {
+  /** The ephemeral URL serving the version's chat page, for trying it out (not for end users). */
+  url: string;
+  /** When the URL stops working. */
+  expiresAt: string;
+}
+
+/** The answer of `ws.agents.deployToProd(versionId)`. */
+export interface ProdDeployment {
+  /** The agent's production URL; the same across deploys and rollbacks. */
+  url: string;
+  /** Number of the version now in production, as in `VersionItem.number` and `AgentRecord.version`. */
+  versionNumber: number;
 }
 
 /** An agent belonging to a project. */

@@ -18,7 +18,7 @@ export interface CallOptions {
  * the first method call. Its record type is `Workspace`, returned by `get()`.
  */
 export class WorkspaceClient {
-  /** The workspace's agents: `create`, `list`, `versions`. */
+  /** The workspace's agents: `create`, `list`, `versions`, `deployToTest`, `deployToProd`, `rollback`, `publicToken`, `rotatePublicToken`. */
   readonly agents: AgentsResource;
   /** The workspace's projects: `create`, `list`. */
   readonly projects: ProjectsResource;
