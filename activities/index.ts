@@ -5,11 +5,12 @@ import { workerIdentity } from '../workers/identity';
 import { createModelResolver } from './model/registry';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
-import { credentialSourceFromConfig } from '../services/credentials';
+import { credentialSourceFromConfig, secretBoxFromConfig } from '../services/credentials';
+import { createDeployActivities, type DeployDeps } from './deploy';
 import { createSafeFetch } from './tools/outbound';
 import { createToolRunner } from './tools/runner';
 import { createExtraToolSources, webFetchBuiltIn } from './tools/sources';
-import type { ToolRunner } from './tools/types';
+import type { SafeFetch, ToolRunner } from './tools/types';
 import { createTurnActivities, type ResolveModel } from './turn';
 
 export interface ActivityDeps {
@@ -20,14 +21,15 @@ export interface ActivityDeps {
   tools: ToolRunner;
   creditsPer1kTokens: { standard: number; premium: number };
   textFlushMs: number;
+  /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
+  deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
 }
 
 /**
  * Built-in tools, HTTP tools and MCP servers, reaching the network only through the
  * outbound-safe fetch, with credentials decrypted at call time (SECRETS_KEY).
  */
-function toolRunnerFromConfig(config: Config, repos: Repositories): ToolRunner {
-  const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
+function toolRunnerFromConfig(config: Config, repos: Repositories, fetch: SafeFetch): ToolRunner {
   const credentials = credentialSourceFromConfig(config, repos);
   return createToolRunner({
     repos,
@@ -39,14 +41,21 @@ function toolRunnerFromConfig(config: Config, repos: Repositories): ToolRunner {
 /** The real dependencies, from configuration: what `hosted-agents worker` and `start` run with. */
 export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
   const repos = createRepositories(db);
+  const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   return {
     db,
     repos,
     workerIdentity: workerIdentity(),
     resolveModel: createModelResolver(config),
-    tools: toolRunnerFromConfig(config, repos),
+    tools: toolRunnerFromConfig(config, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
+    deploy: {
+      credentials: credentialSourceFromConfig(config, repos),
+      fetch,
+      box: secretBoxFromConfig(config),
+      modelCheckTimeoutMs: 20_000,
+    },
   };
 }
 
@@ -56,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
     ...createTurnActivities(deps),
     ...createToolCallActivities(deps),
+    ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -6,10 +6,16 @@ import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
 import { ConversationsService } from '../services/conversations';
 import { CredentialsService, secretBoxFromConfig } from '../services/credentials';
+import { DeploymentsService } from '../services/deployments';
+import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectsService } from '../services/projects';
 import type { ApiDeps, ApiState } from './context';
+import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
+import { agentHosts } from './middleware/agent-hosts';
+import { publicCors } from './middleware/public-cors';
+import { PublicRateLimits } from './rate-limits';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -17,11 +23,13 @@ import { agentRoutes } from './routes/agents';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
+import { deploymentRoutes } from './routes/deployments';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
 import { projectRoutes } from './routes/projects';
+import { publicRoutes } from './routes/public';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
 
@@ -62,22 +70,49 @@ export function createRoutes(deps: ApiDeps): ApiRouter {
     new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config) }),
     deps.config.PUBLIC_BASE_URL,
   );
-  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream: { keepaliveMs: deps.config.SSE_KEEPALIVE_MS, pollMs: 2000 } });
-  credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box: secretBoxFromConfig(deps.config) }));
+  const stream = { keepaliveMs: deps.config.SSE_KEEPALIVE_MS, pollMs: 2000 };
+  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
+  const box = secretBoxFromConfig(deps.config);
+  credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box }));
+  deploymentRoutes(
+    r,
+    new DeploymentsService({
+      repos: deps.repos,
+      temporal: deps.temporal,
+      opsQueue: deps.config.taskQueues.ops,
+      box,
+      urls: deps.config.agentsURLs,
+      testTtlSeconds: deps.config.TEST_DEPLOYMENT_TTL,
+      promotionWaitMs: 55_000,
+    }),
+  );
+  publicRoutes(r, {
+    chat: new PublicChatService({ repos: deps.repos, conversations }),
+    limits: new PublicRateLimits(deps.db, deps.config),
+    turns: deps.repos.turns,
+    hub: deps.hub,
+    stream,
+  });
   openApiRoute(r, deps.config.baseURL);
   return r;
 }
 
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */
 export function createApp(deps: ApiDeps): Koa<ApiState> {
-  const app = new Koa<ApiState>({ proxy: true });
+  // maxIpsCount 1: the address our proxy appended, not one a client wrote into X-Forwarded-For.
+  const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
 
   app.use(requestId);
   app.use(accessLog(deps.logger));
+  app.use(publicCors);
   app.use(errorHandler(deps.logger));
+  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN));
 
   app.use(createRoutes(deps).router.routes());
+  app.use(
+    hostedRoutes({ deployments: deps.repos.deployments, box: secretBoxFromConfig(deps.config), publicBaseURL: deps.config.PUBLIC_BASE_URL }).routes(),
+  );
 
   // A path served with another method is a 404 too: the spec's statuses have no 405.
   app.use(() => {

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
+import type { ServedAgent } from '../db/repositories/deployments';
 import type { Logger } from '../infra/logger';
 import type { TurnEventHub } from './sse/event-hub';
 
@@ -21,6 +22,8 @@ export interface ApiState {
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
   workspaceId?: string;
+  /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
+  site?: ServedAgent;
 }
 
 export type ApiContext = Koa.ParameterizedContext<ApiState>;

@@ -96,6 +96,28 @@ export const envSchema = z.object({
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
   SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
+  /** Deployed agents are served on `<slug>.AGENTS_DOMAIN` and `<random>.test.AGENTS_DOMAIN`. */
+  AGENTS_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'a lower-case domain name such as agents.example.com')
+    .default('agents.localhost'),
+  /** Scheme and port of the URLs handed out for deployments (what a browser uses, e.g. behind a TLS terminator). */
+  AGENTS_URL_SCHEME: z.enum(['http', 'https'], { error: 'http or https' }).default('http'),
+  AGENTS_URL_PORT: port.optional(),
+  /**
+   * Behind a reverse proxy (default): the client address is the last `X-Forwarded-For` entry (the
+   * one the proxy added) and `X-Forwarded-Host`/`-Proto` are believed. `false` when clients reach
+   * the API directly, so they cannot choose their own address for the per-address limits.
+   */
+  TRUST_PROXY: bool.default(true),
+  /** Seconds a test deployment lives (at most 7 days). */
+  TEST_DEPLOYMENT_TTL: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(1, 'at least 1').max(604_800, 'at most 604800 (7 days)').default(3600),
+  /** Public chat limits, each per `PUBLIC_RATE_WINDOW_SECONDS`. */
+  PUBLIC_RATE_WINDOW_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(1, 'at least 1').default(60),
+  PUBLIC_CHAT_PER_VISITOR: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(20),
+  PUBLIC_CHAT_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(60),
+  PUBLIC_CHAT_PER_TOKEN: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(1200),
+  PUBLIC_READS_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(600),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;
@@ -183,6 +205,8 @@ export interface Config extends Env {
   baseURL: string;
   /** The address that serves the hosted chat page and embed script. */
   embedURL: string;
+  /** How deployment URLs are built (see `hostURL` in domain/publishing.ts). */
+  agentsURLs: { scheme: 'http' | 'https'; domain: string; port?: number };
   taskQueues: { turns: string; ops: string };
   /** The provider and model of each grade (see `resolveModelSpecs`). */
   models: Record<ModelGrade, ModelSpec>;
@@ -221,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     baseURL,
     embedURL: (e.EMBED_BASE_URL ?? baseURL).replace(/\/$/, ''),
+    agentsURLs: { scheme: e.AGENTS_URL_SCHEME, domain: e.AGENTS_DOMAIN, ...(e.AGENTS_URL_PORT !== undefined ? { port: e.AGENTS_URL_PORT } : {}) },
     taskQueues: {
       turns: `${e.TEMPORAL_TASK_QUEUE_PREFIX}turns`,
       ops: `${e.TEMPORAL_TASK_QUEUE_PREFIX}ops`,

@@ -5,6 +5,7 @@ import * as m002 from './migrations/002_agents_projects_files';
 import * as m003 from './migrations/003_conversations_turns';
 import * as m004 from './migrations/004_credentials';
 import * as m005 from './migrations/005_tool_support';
+import * as m006 from './migrations/006_publishing';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['003_conversations_turns', m003],
   ['004_credentials', m004],
   ['005_tool_support', m005],
+  ['006_publishing', m006],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

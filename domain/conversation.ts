@@ -17,9 +17,15 @@ export const agentConversationSchema = z
     ready: z.boolean(),
     requires: z.array(requirementSchema),
     endedAt: z.string().optional(),
+    channel: z.enum(['public', 'test']).optional(),
+    endUser: z.object({ id: z.string(), name: z.string().optional(), email: z.string().optional() }).strict().optional(),
   })
   .strict()
-  .meta({ id: 'AgentConversation', description: '`requires` lists what is still missing; `endedAt` is set once ended.' });
+  .meta({
+    id: 'AgentConversation',
+    description:
+      '`requires` lists what is still missing; `endedAt` is set once ended. Conversations of visitors carry `channel` (`public`: public chat and the embed; `test`: a test URL) and the self-attested `endUser`.',
+  });
 export type AgentConversation = z.infer<typeof agentConversationSchema>;
 
 export const messageSchema = z

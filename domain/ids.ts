@@ -10,6 +10,7 @@ export const idPrefixes = {
   conversation: 'cnv',
   turn: 'trn',
   probe: 'prb',
+  testDeployment: 'dep',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -53,6 +53,16 @@ export class ConversationsService {
       ready: requires.length === 0,
       requires,
       ...(row.ended_at ? { endedAt: iso(row.ended_at) } : {}),
+      ...(row.channel ? { channel: row.channel } : {}),
+      ...(row.end_user_id
+        ? {
+            endUser: {
+              id: row.end_user_id,
+              ...(row.end_user_name ? { name: row.end_user_name } : {}),
+              ...(row.end_user_email ? { email: row.end_user_email } : {}),
+            },
+          }
+        : {}),
     };
   }
 

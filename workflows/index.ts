@@ -1,3 +1,4 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
+export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { roundTripProbe } from './probe';
 export { turnWorkflow } from './turn';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { TurnsRepository } from '../../db/repositories/turns';
-import { isTerminal } from '../../domain/turn-events';
+import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
 
@@ -15,13 +15,7 @@ export interface TurnStreamOptions {
  * live until the terminal event, which ends the stream. Wire format (ARCHITECTURE.md):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
-export function streamTurn(
-  ctx: ApiContext,
-  deps: { turns: TurnsRepository; hub: TurnEventHub },
-  turnId: string,
-  afterSeq: number,
-  opts: TurnStreamOptions,
-): void {
+function startEventStream(ctx: ApiContext): void {
   ctx.status = 200;
   ctx.set({
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -30,6 +24,22 @@ export function streamTurn(
     'X-Accel-Buffering': 'no',
     Connection: 'keep-alive',
   });
+}
+
+/** A stream that is only its terminal event: a refusal a browser shows like any failed turn. */
+export function streamOnly(ctx: ApiContext, event: TurnEvent & { type: 'error' }): void {
+  startEventStream(ctx);
+  ctx.body = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export function streamTurn(
+  ctx: ApiContext,
+  deps: { turns: TurnsRepository; hub: TurnEventHub },
+  turnId: string,
+  afterSeq: number,
+  opts: TurnStreamOptions,
+): void {
+  startEventStream(ctx);
   ctx.req.socket.setNoDelay(true);
   const out = new PassThrough();
   ctx.body = out;

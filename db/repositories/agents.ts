@@ -124,15 +124,23 @@ export class AgentsRepository {
     return rows.map((r) => toAgent(agent, r));
   }
 
-  /** The deployment list: one item a version, newest first. `isProd` comes with deployments. */
+  /**
+   * The deployment list: one item a version, newest first. `isProd` marks the production version;
+   * `deployedAt` is when a version last became production, else when it was published.
+   */
   async versionItems({ workspaceId, agentId }: { workspaceId: string; agentId: string }): Promise<VersionItem[] | undefined> {
-    const agent = await this.find({ workspaceId, agentId });
+    const agent = await this.db('agents').where({ id: agentId, workspace_id: workspaceId }).first('prod_version');
     if (!agent) return undefined;
-    const rows = await this.db<VersionRow>('agent_versions')
+    const rows = await this.db('agent_versions')
       .where({ agent_id: agentId })
       .orderBy('number', 'desc')
-      .select('id', 'number', 'created_at');
-    return rows.map((r) => ({ id: r.id, number: r.number, deployedAt: iso(r.created_at), isProd: false }));
+      .select('id', 'number', 'created_at', 'deployed_at');
+    return rows.map((r: { id: string; number: number; created_at: Date; deployed_at: Date | null }) => ({
+      id: r.id,
+      number: r.number,
+      deployedAt: iso(r.deployed_at ?? r.created_at),
+      isProd: r.number === agent.prod_version,
+    }));
   }
 
   /**

@@ -14,7 +14,16 @@ export interface ConversationRow {
   title: string | null;
   started_at: Date;
   ended_at: Date | null;
+  /** `public` (public chat on the prod version), `test` (a test URL), or null (the API). */
+  channel: 'public' | 'test' | null;
+  end_user_id: string | null;
+  end_user_name: string | null;
+  end_user_email: string | null;
+  test_deployment_id: string | null;
 }
+
+/** Where a visitor's session lives: the agent's public chat, or one test deployment. */
+export type PublicSessionKey = { channel: 'public'; agentId: string } | { channel: 'test'; agentId: string; testDeploymentId: string };
 
 /** What a user message carries besides its text: references to files in the conversation drive. */
 export interface AttachmentRef {
@@ -69,6 +78,61 @@ export class ConversationsRepository {
     return this.db<ConversationRow>('conversations')
       .where({ workspace_id: workspaceId, agent_id: agentId })
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  }
+
+  /**
+   * The visitor's open conversation in that session, or a new one on `version`; the visitor's
+   * name and email are refreshed. A racing first message is settled by the session's unique index.
+   */
+  async openSession(
+    input: { workspaceId: string; key: PublicSessionKey; version: number; user: { id: string; name?: string; email?: string } },
+  ): Promise<ConversationRow> {
+    const { key, user } = input;
+    const identity = { end_user_name: user.name ?? null, end_user_email: user.email ?? null };
+    const find = () =>
+      this.db<ConversationRow>('conversations')
+        .where({ agent_id: key.agentId, channel: key.channel, end_user_id: user.id })
+        .where(key.channel === 'test' ? { test_deployment_id: key.testDeploymentId } : {})
+        .whereNull('ended_at')
+        .first();
+    const found = await find();
+    if (found) {
+      if (found.end_user_name !== identity.end_user_name || found.end_user_email !== identity.end_user_email) {
+        await this.db('conversations').where({ id: found.id }).update(identity);
+      }
+      return { ...found, ...identity };
+    }
+    const inserted = await this.db('conversations')
+      .insert({
+        id: newId('conversation'),
+        workspace_id: input.workspaceId,
+        agent_id: key.agentId,
+        version: input.version,
+        parameters: '{}',
+        channel: key.channel,
+        end_user_id: user.id,
+        ...identity,
+        test_deployment_id: key.channel === 'test' ? key.testDeploymentId : null,
+      })
+      // The only unique index such an insert can hit is the session's (the id is new).
+      .onConflict()
+      .ignore()
+      .returning('*');
+    return (inserted[0] as ConversationRow | undefined) ?? (await find())!;
+  }
+
+  /** The visitor's open conversation in that session, if any. */
+  async findSession({ key, userId }: { key: PublicSessionKey; userId: string }): Promise<ConversationRow | undefined> {
+    return this.db<ConversationRow>('conversations')
+      .where({ agent_id: key.agentId, channel: key.channel, end_user_id: userId })
+      .where(key.channel === 'test' ? { test_deployment_id: key.testDeploymentId } : {})
+      .whereNull('ended_at')
+      .first();
+  }
+
+  /** Moves a public conversation to the version production serves now (it follows promotions and rollbacks). */
+  async repin({ conversationId, version }: { conversationId: string; version: number }): Promise<void> {
+    await this.db('conversations').where({ id: conversationId }).whereNot({ version }).update({ version });
   }
 
   /** Ends the conversation; ending twice keeps the first time. */

@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
+import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
@@ -21,6 +22,7 @@ export function createRepositories(db: Db) {
     conversations: new ConversationsRepository(db),
     turns: new TurnsRepository(db),
     credentials: new CredentialsRepository(db),
+    deployments: new DeploymentsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

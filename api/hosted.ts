@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Router from '@koa/router';
+import { buildEmbed } from '../embed/build';
+import { renderChatPage, renderNotFoundPage } from '../embed/page-template';
+import type { ServedAgent } from '../db/repositories/deployments';
+import type { DeploymentsRepository } from '../db/repositories/deployments';
+import { publicTokenContext } from '../domain/public-token';
+import type { SecretBox } from '../domain/secret-box';
+import type { ApiContext, ApiState } from './context';
+
+const DIST = path.resolve(__dirname, '../embed/dist');
+const ASSETS: Record<string, string> = {
+  'v1.js': 'application/javascript; charset=utf-8',
+  'chat.js': 'application/javascript; charset=utf-8',
+  'chat.css': 'text/css; charset=utf-8',
+};
+
+/**
+ * The browser files, read once from `embed/dist` — built there first when a fresh checkout has
+ * not built them yet (esbuild takes well under a second).
+ */
+function assetStore(): (name: string) => Promise<Buffer> {
+  let loaded: Promise<Map<string, Buffer>> | undefined;
+  const load = async () => {
+    const read = () => Promise.all(Object.keys(ASSETS).map(async (name) => [name, await readFile(path.join(DIST, name))] as const));
+    try {
+      return new Map(await read());
+    } catch {
+      await buildEmbed({ outdir: DIST });
+      return new Map(await read());
+    }
+  };
+  return async (name) => {
+    loaded ??= load().catch((err: unknown) => {
+      loaded = undefined;
+      throw err;
+    });
+    return (await loaded).get(name)!;
+  };
+}
+
+export interface HostedDeps {
+  deployments: DeploymentsRepository;
+  box: SecretBox;
+  /** Where the page calls the public API; unset: the origin the page was served from. */
+  publicBaseURL: string | undefined;
+}
+
+/**
+ * A strict policy for the chat page: its own script and styles only, network only to the API,
+ * any site may frame it (that is what the embed does). Model output is sanitised markdown, and
+ * this policy stops anything that slips through from loading or running.
+ */
+function pageSecurityHeaders(ctx: ApiContext, apiBase: string): void {
+  const api = new URL(apiBase).origin;
+  ctx.set(
+    'Content-Security-Policy',
+    [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      `connect-src 'self' ${api}`,
+      "font-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      'frame-ancestors *',
+    ].join('; '),
+  );
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/**
+ * Hosted assets (not part of the JSON API): `/embed/v1.js`, the chat page's bundle under
+ * `/embed/assets/`, the hosted page `/embed/<agentId>` of an agent's production version, and `/`
+ * on a deployed agent's own host (prod or test: `ctx.state.site`).
+ */
+export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
+  const router = new Router<ApiState>();
+  const asset = assetStore();
+
+  const sendAsset = async (ctx: ApiContext, name: string) => {
+    ctx.type = ASSETS[name]!;
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = await asset(name);
+  };
+
+  const page = async (ctx: ApiContext, site: ServedAgent | undefined) => {
+    if (!site) {
+      ctx.status = 404;
+      ctx.type = 'html';
+      ctx.body = renderNotFoundPage();
+      return;
+    }
+    // Our own origin (in Koa 3, ctx.origin is the request's Origin header).
+    const apiBase = deps.publicBaseURL ?? `${ctx.protocol}://${ctx.host}`;
+    // The token is resolved here, from the agent id, and travels only inside our own page.
+    let token: string | null = null;
+    if (!site.testDeploymentId) {
+      const sealed = await deps.deployments.sealedToken({ workspaceId: site.workspaceId, agentId: site.agentId });
+      if (sealed && sealed !== 'none') token = deps.box.open(sealed.sealed, publicTokenContext(site.agentId));
+    }
+    pageSecurityHeaders(ctx, apiBase);
+    ctx.type = 'html';
+    ctx.body = renderChatPage({
+      agentId: site.agentId,
+      name: site.config.name,
+      greeting: site.config.greeting ?? null,
+      apiBase,
+      token,
+      mode: site.testDeploymentId ? 'test' : 'prod',
+    });
+  };
+
+  router.get('/embed/v1.js', (ctx) => sendAsset(ctx, 'v1.js'));
+  router.get('/embed/assets/:file', async (ctx, next) => {
+    const name = ctx.params.file ?? '';
+    if (name === 'v1.js' || !(name in ASSETS)) return next();
+    await sendAsset(ctx, name);
+  });
+  router.get('/embed/:agentId', async (ctx) => {
+    const agentId = ctx.params.agentId ?? '';
+    const site = /^agt_[0-9a-z]{1,60}$/.test(agentId) ? await deps.deployments.servedById({ agentId }) : undefined;
+    await page(ctx, site);
+  });
+  router.get('/', async (ctx, next) => {
+    if (!ctx.state.site) return next();
+    await page(ctx, ctx.state.site);
+  });
+  return router;
+}

@@ -1,0 +1,39 @@
+import type { Next } from 'koa';
+import { renderNotFoundPage } from '../../embed/page-template';
+import type { DeploymentsRepository } from '../../db/repositories/deployments';
+import { AppError } from '../../domain/errors';
+import { classifyHost } from '../../domain/publishing';
+import type { ApiContext } from '../context';
+import { isPublicPath } from './public-cors';
+
+/** What an agent's host serves besides its page: the page's assets and the public API. */
+const servedOnAgentHosts = (path: string) => path === '/' || path.startsWith('/embed/assets/') || isPublicPath(path);
+
+/**
+ * Routing by `Host`: `<slug>.AGENTS_DOMAIN` is an agent's production, `<label>.test.AGENTS_DOMAIN`
+ * a live test deployment. There `ctx.state.site` names what is served, and only the hosted page,
+ * its assets and the public API answer — never key-authenticated routes or signed files, so
+ * nothing but the chat runs on an agent's origin. An unknown or expired host answers 404.
+ */
+export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string) {
+  return async function routeByHost(ctx: ApiContext, next: Next): Promise<void> {
+    const host = classifyHost(ctx.hostname, agentsDomain);
+    if (host.kind === 'none') return next();
+    if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
+    const site =
+      host.kind === 'prod' ? await deployments.servedBySlug({ slug: host.slug }) : await deployments.servedByTestHost({ label: host.label });
+    if (!site) {
+      // Assets stay reachable (a 404 page may use them); anything else needs a live deployment.
+      if (ctx.path.startsWith('/embed/assets/')) return next();
+      if (ctx.path === '/') {
+        ctx.status = 404;
+        ctx.type = 'html';
+        ctx.body = renderNotFoundPage();
+        return;
+      }
+      throw new AppError('not_found', host.kind === 'test' ? 'this test deployment has expired or never existed' : 'no agent is deployed at this address');
+    }
+    ctx.state.site = site;
+    return next();
+  };
+}

@@ -1,0 +1,24 @@
+import type { Next } from 'koa';
+import type { ApiContext } from '../context';
+
+/** The routes anyone's browser may call: the public API. Nothing key-authenticated is ever CORS-open. */
+export const isPublicPath = (path: string) => path.startsWith('/v1/public/');
+
+/**
+ * Open CORS (`*`) on the public routes only, preflight included. Headers are set before the
+ * route runs, so error answers (429 with `retryAfter`) are readable by the page too. No
+ * credentials: public calls authenticate with the publishable token in `Authorization`.
+ */
+export async function publicCors(ctx: ApiContext, next: Next): Promise<void> {
+  if (!isPublicPath(ctx.path)) return next();
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', 'X-Turn-Id, X-Conversation-Id, X-Request-Id, Retry-After');
+  if (ctx.method === 'OPTIONS') {
+    ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID');
+    ctx.set('Access-Control-Max-Age', '600');
+    ctx.status = 204;
+    return;
+  }
+  return next();
+}

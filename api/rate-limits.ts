@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../config/env';
+import type { Db } from '../db/connect';
+import { AppError } from '../domain/errors';
+
+/** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
+export type PublicLimitsConfig = Pick<
+  Config,
+  'PUBLIC_RATE_WINDOW_SECONDS' | 'PUBLIC_CHAT_PER_VISITOR' | 'PUBLIC_CHAT_PER_ADDRESS' | 'PUBLIC_CHAT_PER_TOKEN' | 'PUBLIC_READS_PER_ADDRESS'
+>;
+
+/** Keys stay short and carry no visitor text: the table's key is varchar(255). */
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);
+
+/**
+ * Rate limits of the public routes, counted in PostgreSQL (`rate_limits`, rate-limiter-flexible's
+ * table) so every API replica shares them. A refusal is 429 `rate_limited` with `retryAfter`.
+ */
+export class PublicRateLimits {
+  private readonly visitor: RateLimiterPostgres;
+  private readonly address: RateLimiterPostgres;
+  private readonly agent: RateLimiterPostgres;
+  private readonly reads: RateLimiterPostgres;
+
+  constructor(db: Db, config: PublicLimitsConfig) {
+    const limiter = (keyPrefix: string, points: number) =>
+      new RateLimiterPostgres({
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true, // migration 006
+        keyPrefix,
+        points,
+        duration: config.PUBLIC_RATE_WINDOW_SECONDS,
+      });
+    this.visitor = limiter('chat-visitor', config.PUBLIC_CHAT_PER_VISITOR);
+    this.address = limiter('chat-address', config.PUBLIC_CHAT_PER_ADDRESS);
+    this.agent = limiter('chat-agent', config.PUBLIC_CHAT_PER_TOKEN);
+    this.reads = limiter('public-read', config.PUBLIC_READS_PER_ADDRESS);
+  }
+
+  /** One chat message: counted per (agent, visitor), per client address and per agent. */
+  async chat(input: { agentId: string; userId: string; address: string }): Promise<void> {
+    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor');
+    await consume(this.address, digest(input.address), 'messages from this address');
+    await consume(this.agent, input.agentId, 'messages to this agent');
+  }
+
+  /** Any other public request (metadata, history, resuming), per client address. */
+  async read(address: string): Promise<void> {
+    await consume(this.reads, digest(address), 'requests from this address');
+  }
+}
+
+async function consume(limiter: RateLimiterPostgres, key: string, what: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (res) {
+    if (res instanceof RateLimiterRes) {
+      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw new AppError('rate_limited', `too many ${what}; try again in ${retryAfter} s`, retryAfter);
+    }
+    throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
+  }
+}

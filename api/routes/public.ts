@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { ServedAgent } from '../../db/repositories/deployments';
+import { messageSchema } from '../../domain/conversation';
+import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema } from '../../domain/publishing';
+import type { PublicChatService } from '../../services/public-chat';
+import type { ApiContext } from '../context';
+import type { PublicRateLimits } from '../rate-limits';
+import type { ApiRouter } from '../routing';
+import type { TurnEventHub } from '../sse/event-hub';
+import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
+import type { TurnsRepository } from '../../db/repositories/turns';
+import { AppError } from '../../domain/errors';
+
+const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
+const tokenParam = z.object({ token: z.string().min(1).max(200) });
+const turnIdParam = z.object({ turnId: z.string().min(1).max(100) });
+/** EventSource-style clients may send the resume point as `?lastEventId=` instead of the header. */
+const eventsQuery = publicVisitorQuerySchema.extend({ lastEventId: z.string().regex(/^\d{1,9}$/, 'a sequence number').optional() });
+
+const historySchema = z
+  .object({ data: z.array(messageSchema), runningTurnId: z.string().nullable() })
+  .meta({ id: 'PublicHistory', description: "The visitor's conversation so far; `runningTurnId` is a turn still streaming (follow it with the events route)." });
+
+export interface PublicRouteDeps {
+  chat: PublicChatService;
+  limits: PublicRateLimits;
+  turns: TurnsRepository;
+  hub: TurnEventHub;
+  stream: TurnStreamOptions;
+}
+
+/**
+ * The routes anonymous visitors reach (no API key; CORS open: see middleware/public-cors.ts).
+ * Chat, history and resuming authenticate with the agent's publishable token — or, on a test
+ * deployment's host, with the host itself (the test URL is the owner's capability).
+ */
+export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
+  const { chat, limits } = deps;
+  const served = (ctx: ApiContext): Promise<ServedAgent> =>
+    ctx.state.site?.testDeploymentId ? Promise.resolve(ctx.state.site) : chat.byBearer(ctx.get('authorization') || undefined);
+  const publicAuth = ['missing_public_token', 'invalid_public_token', 'rate_limited'] as const;
+
+  r.add(
+    {
+      method: 'get', path: '/v1/public/agents/by-token/:token', operationId: 'publicAgentByToken', tag: 'Public', auth: 'none',
+      summary: 'The deployed agent a publishable token names (used by embeds to find their page)',
+      params: tokenParam,
+      response: { status: 200, description: 'The agent', schema: agentByTokenSchema },
+      errors: ['agent_not_found', 'rate_limited'],
+    },
+    async (ctx, { params }) => {
+      await limits.read(ctx.ip);
+      return chat.agentByToken(params.token);
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/public/agents/:agentId', operationId: 'publicAgent', tag: 'Public', auth: 'none',
+      summary: 'Public metadata of an agent deployed to production (404 otherwise)',
+      params: agentIdParam,
+      response: { status: 200, description: 'The agent', schema: publicAgentSchema },
+      errors: ['agent_not_found', 'rate_limited'],
+    },
+    async (ctx, { params }) => {
+      await limits.read(ctx.ip);
+      return chat.publicAgent(params.agentId);
+    },
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/public/chat', operationId: 'publicChat', tag: 'Public', auth: 'none',
+      summary: "A visitor's message; the answer is the turn as Server-Sent Events. One conversation per (agent, user.id)",
+      body: publicChatBodySchema,
+      response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream' },
+      errors: [...publicAuth, 'turn_in_progress', 'temporal_unavailable'],
+    },
+    async (ctx, { body }) => {
+      const agent = await served(ctx);
+      await limits.chat({ agentId: agent.agentId, userId: body.user.id, address: ctx.ip });
+      const asked = await chat.ask(agent, body);
+      if ('refused' in asked) {
+        streamOnly(ctx, { type: 'error', message: asked.refused, retryable: asked.retryable });
+        return undefined;
+      }
+      ctx.set('X-Turn-Id', asked.turnId);
+      ctx.set('X-Conversation-Id', asked.conversationId);
+      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, asked.turnId, 0, deps.stream);
+      return undefined;
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/public/chat/messages', operationId: 'publicHistory', tag: 'Public', auth: 'none',
+      summary: "The visitor's conversation so far (`?userId=`), and its running turn",
+      query: publicVisitorQuerySchema,
+      response: { status: 200, description: 'The messages', schema: historySchema },
+      errors: [...publicAuth],
+    },
+    async (ctx, { query }) => {
+      const agent = await served(ctx);
+      await limits.read(ctx.ip);
+      return chat.history(agent, query.userId);
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/public/turns/:turnId/events', operationId: 'publicTurnEvents', tag: 'Public', auth: 'none',
+      summary: "A turn of the visitor's conversation (`?userId=`) after `Last-Event-ID`, live until its end",
+      params: turnIdParam, query: eventsQuery,
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      errors: [...publicAuth, 'turn_not_found'],
+    },
+    async (ctx, { params, query }) => {
+      const after = lastEventId(ctx);
+      if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
+      const agent = await served(ctx);
+      await limits.read(ctx.ip);
+      const turnId = await chat.visitorTurn(agent, query.userId, params.turnId);
+      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, turnId, after, deps.stream);
+      return undefined;
+    },
+  );
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/**
+ * Publishing: test and prod deployments, publishable tokens, end users, and the host names
+ * deployed agents are served on. Schemas are the API's contract; the functions are pure rules.
+ */
+
+const versionId = z.string().regex(/^ver_[0-9a-z]{1,60}$/, 'a version id (ver_…)');
+
+export const deployBodySchema = z.object({ versionId }).strict().meta({ id: 'DeployRequest' });
+export const rollbackBodySchema = z.object({ versionId }).strict().meta({ id: 'RollbackRequest' });
+
+export const testDeploymentSchema = z
+  .object({ url: z.string(), expiresAt: z.string() })
+  .strict()
+  .meta({ id: 'TestDeployment', description: 'The ephemeral URL of a version and when it stops answering.' });
+export type TestDeployment = z.infer<typeof testDeploymentSchema>;
+
+export const prodDeploymentSchema = z
+  .object({ url: z.string(), versionNumber: z.number().int() })
+  .strict()
+  .meta({ id: 'ProdDeployment', description: 'The production URL and the version it now serves.' });
+export type ProdDeployment = z.infer<typeof prodDeploymentSchema>;
+
+export const publicTokenSchema = z
+  .object({ token: z.string().startsWith('agt_pk_') })
+  .strict()
+  .meta({ id: 'PublicToken', description: "The agent's publishable token, for customer sites." });
+
+/** Publishable tokens: `agt_pk_` + 32 base36 characters (~165 bits). */
+export const PUBLIC_TOKEN_PREFIX = 'agt_pk_';
+export const publicTokenPattern = /^agt_pk_[0-9a-z]{32}$/;
+
+/** Visible text a visitor sends: no control characters but tab and newlines. */
+// eslint-disable-next-line no-control-regex
+const controlChars = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const plainText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !controlChars.test(v), 'must not contain control characters');
+
+export const endUserSchema = z
+  .object({
+    id: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')),
+    name: plainText(200).optional(),
+    email: plainText(320).optional(),
+  })
+  .strict()
+  .meta({ id: 'EndUser', description: 'Who a visitor says they are (self-attested: a routing hint, never a permission).' });
+export type EndUser = z.infer<typeof endUserSchema>;
+
+/** A visitor's message is shorter than an API caller's: public traffic is anonymous. */
+export const PUBLIC_MESSAGE_MAX = 8_000;
+
+export const publicChatBodySchema = z
+  .object({
+    content: z.string().trim().min(1, 'must not be empty').max(PUBLIC_MESSAGE_MAX, `at most ${PUBLIC_MESSAGE_MAX} characters`),
+    user: endUserSchema,
+  })
+  .strict()
+  .meta({ id: 'PublicChatRequest' });
+
+export const publicVisitorQuerySchema = z.object({ userId: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')) }).strict();
+
+export const publicAgentSchema = z
+  .object({ agentId: z.string(), name: z.string(), greeting: z.string().nullable() })
+  .strict()
+  .meta({ id: 'PublicAgent', description: 'What anyone may know of a deployed agent.' });
+export type PublicAgent = z.infer<typeof publicAgentSchema>;
+
+export const agentByTokenSchema = z.object({ agentId: z.string(), name: z.string() }).strict().meta({ id: 'AgentByToken' });
+
+/** Labels no agent may take: they name parts of the agents domain itself. */
+const RESERVED_SLUGS = new Set(['test', 'www', 'api', 'embed', 'admin', 'static', 'assets', 'mail']);
+export const SLUG_MAX = 40;
+
+/**
+ * The DNS label an agent's production host starts with, from its name: accents dropped,
+ * lower case, anything else a dash, at most 40 characters; `agent` when nothing is left.
+ * A reserved label gets `-agent` appended. Uniqueness is the caller's (see `slugCandidates`).
+ */
+export function slugFromName(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/g, '');
+  const slug = base || 'agent';
+  return RESERVED_SLUGS.has(slug) ? `${slug}-agent` : slug;
+}
+
+/** `support`, then `support-2`, `support-3` … (the suffix keeps the label within 63 characters). */
+export function slugCandidate(base: string, attempt: number): string {
+  return attempt <= 1 ? base : `${base}-${attempt}`;
+}
+
+/** What a request's host names: a deployed agent's prod host, a test host, or neither. */
+export type AgentHost = { kind: 'prod'; slug: string } | { kind: 'test'; label: string } | { kind: 'none' };
+
+/** Classifies a host name (no port, any case) against `agentsDomain`. */
+export function classifyHost(hostname: string, agentsDomain: string): AgentHost {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const domain = agentsDomain.toLowerCase();
+  if (!host.endsWith(`.${domain}`)) return { kind: 'none' };
+  const labels = host.slice(0, -(domain.length + 1)).split('.');
+  const label = /^[a-z0-9-]{1,63}$/;
+  if (labels.length === 1 && label.test(labels[0]!)) return { kind: 'prod', slug: labels[0]! };
+  if (labels.length === 2 && labels[1] === 'test' && label.test(labels[0]!)) return { kind: 'test', label: labels[0]! };
+  return { kind: 'none' };
+}
+
+/** The address a host is reached at, e.g. `http://support.agents.localhost:8080`. */
+export function hostURL(hostLabel: string, urls: { scheme: 'http' | 'https'; domain: string; port?: number }): string {
+  const defaultPort = urls.scheme === 'https' ? 443 : 80;
+  const port = urls.port === undefined || urls.port === defaultPort ? '' : `:${urls.port}`;
+  return `${urls.scheme}://${hostLabel}.${urls.domain}${port}`;
+}

@@ -1,0 +1,97 @@
+import type { Repositories } from '../db/repositories';
+import type { PublicSessionKey } from '../db/repositories/conversations';
+import type { ServedAgent } from '../db/repositories/deployments';
+import type { Message } from '../domain/conversation';
+import { AppError } from '../domain/errors';
+import { hashPublicToken } from '../domain/public-token';
+import { type EndUser, type PublicAgent, publicTokenPattern } from '../domain/publishing';
+import type { ConversationsService } from './conversations';
+
+/** What a visitor is told when the owner's side cannot take the message; the owner sees why in the API. */
+const UNAVAILABLE = 'This assistant cannot answer right now. Please try again later.';
+
+/** A public ask either streams a turn or is refused with a message for the visitor. */
+export type PublicAsk = { turnId: string; conversationId: string } | { refused: string; retryable: boolean };
+
+const notDeployed = () => new AppError('agent_not_found', 'no such deployed agent');
+
+/**
+ * Public traffic to deployed agents: metadata, chat by (agent, user id) sessions, history and
+ * resuming. Identity is self-attested: a user id selects a conversation and grants nothing else.
+ */
+export class PublicChatService {
+  constructor(private readonly deps: { repos: Repositories; conversations: ConversationsService }) {}
+
+  /** The deployed agent a `Bearer agt_pk_…` header names; 401 otherwise. */
+  async byBearer(header: string | undefined): Promise<ServedAgent> {
+    if (!header) throw new AppError('missing_public_token', 'send the agent\'s publishable token as `Authorization: Bearer agt_pk_…`');
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!token || !publicTokenPattern.test(token)) throw new AppError('invalid_public_token', 'the publishable token is malformed');
+    const served = await this.deps.repos.deployments.servedByToken({ tokenHash: hashPublicToken(token) });
+    if (!served) throw new AppError('invalid_public_token', 'the publishable token is unknown, rotated, or its agent is not deployed');
+    return served;
+  }
+
+  async agentByToken(token: string): Promise<{ agentId: string; name: string }> {
+    if (!publicTokenPattern.test(token)) throw notDeployed();
+    const served = await this.deps.repos.deployments.servedByToken({ tokenHash: hashPublicToken(token) });
+    if (!served) throw notDeployed();
+    return { agentId: served.agentId, name: served.config.name };
+  }
+
+  async publicAgent(agentId: string): Promise<PublicAgent> {
+    const served = await this.deps.repos.deployments.servedById({ agentId });
+    if (!served) throw notDeployed();
+    return describe(served);
+  }
+
+  /** Opens (or continues) the visitor's conversation on the served version and starts the turn. */
+  async ask(served: ServedAgent, input: { content: string; user: EndUser }): Promise<PublicAsk> {
+    const conversation = await this.deps.repos.conversations.openSession({
+      workspaceId: served.workspaceId,
+      key: sessionKey(served),
+      version: served.version,
+      user: input.user,
+    });
+    // A public conversation follows production: after a promotion or rollback it goes on there.
+    if (conversation.version !== served.version) await this.deps.repos.conversations.repin({ conversationId: conversation.id, version: served.version });
+    try {
+      const turnId = await this.deps.conversations.ask(served.workspaceId, conversation.id, { text: input.content });
+      return { turnId, conversationId: conversation.id };
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'insufficient_credits' || err.code === 'conversation_not_ready')) {
+        return { refused: UNAVAILABLE, retryable: err.code === 'insufficient_credits' };
+      }
+      throw err;
+    }
+  }
+
+  /** The visitor's conversation so far, and the turn still running in it (to follow after a reload). */
+  async history(served: ServedAgent, userId: string): Promise<{ data: Message[]; runningTurnId: string | null }> {
+    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), userId });
+    if (!conversation) return { data: [], runningTurnId: null };
+    const [data, running] = await Promise.all([
+      this.deps.repos.conversations.messages({ conversationId: conversation.id }),
+      this.deps.repos.turns.running({ conversationId: conversation.id }),
+    ]);
+    return { data, runningTurnId: running?.id ?? null };
+  }
+
+  /** A turn of the visitor's own conversation, for resuming; anything else is turn_not_found. */
+  async visitorTurn(served: ServedAgent, userId: string, turnId: string): Promise<string> {
+    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), userId });
+    const turn = conversation ? await this.deps.repos.turns.get({ turnId, workspaceId: served.workspaceId }) : undefined;
+    if (!turn || turn.conversation_id !== conversation?.id) throw new AppError('turn_not_found', 'no such turn in this visitor\'s conversation');
+    return turn.id;
+  }
+}
+
+export function describe(served: ServedAgent): PublicAgent {
+  return { agentId: served.agentId, name: served.config.name, greeting: served.config.greeting ?? null };
+}
+
+function sessionKey(served: ServedAgent): PublicSessionKey {
+  return served.testDeploymentId
+    ? { channel: 'test', agentId: served.agentId, testDeploymentId: served.testDeploymentId }
+    : { channel: 'public', agentId: served.agentId };
+}

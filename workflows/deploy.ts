@@ -1,0 +1,35 @@
+import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import type { DeployActivities } from '../activities/deploy';
+import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
+
+const { checkDeployCandidate, switchProduction, retireExpiredTestDeployments } = proxyActivities<DeployActivities>({
+  // The check waits on the model and on MCP servers (each within its own timeout).
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 5, nonRetryableErrorTypes: [DEPLOY_AGENT_GONE] },
+});
+
+/**
+ * Promotes a version to production: health-check the candidate while the current production
+ * version keeps serving, then switch the pointer in one transaction. A failed check fails the
+ * run with `deploy_check_failed` (its message lists every failed check); production is untouched.
+ */
+export async function promoteWorkflow(input: PromoteInput): Promise<PromoteResult> {
+  const problems = await checkDeployCandidate(input);
+  if (problems.length > 0) {
+    throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: problems.join('; '), nonRetryable: true, details: [problems] });
+  }
+  return switchProduction(input);
+}
+
+/**
+ * The durable timer of a version's test URL: sleeps until it expires, retires it, and goes on while
+ * the version has another live test URL (one made again after expiry while this run was closing).
+ */
+export async function testExpiryWorkflow(input: TestExpiryInput): Promise<void> {
+  // Bounded: each round retires at least the deployment it waited for.
+  for (let round = 0; round < 1000; round++) {
+    const next = await retireExpiredTestDeployments(input);
+    if (next === null) return;
+    await sleep(Math.max(next - Date.now(), 0) + 250);
+  }
+}
