@@ -27,7 +27,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * The promotion's health check. Everything a conversation of the version needs before its first
  * message: the fixed-scope secrets and connections it requires are supplied on the agent, its
  * grade's model answers a one-line request, and each MCP server lists its tools. Returns one line
- * per failed check (empty: healthy). Conversation-scope values are each visitor's to supply.
+ * per failed check (empty: healthy).
  */
 async function checkVersion(deps: DeployDeps, input: PromoteInput, config: AgentConfig): Promise<string[]> {
   // Independent checks, in parallel: the whole check takes as long as the slowest one.
@@ -42,7 +42,14 @@ async function checkCredentials(deps: DeployDeps, input: PromoteInput, config: A
     secrets: stored.secrets.map((r) => ({ level: r.owner_kind, name: r.name })),
     connections: stored.connections.map((r) => ({ level: r.owner_kind, provider: r.provider, ...(r.expires_at ? { expiresAt: r.expires_at } : {}) })),
   };
-  return missingRequirements(fixed, supplied).map((r) => `required ${r.kind} ${r.name} (scope fixed) is not supplied on the agent`);
+  const missing = missingRequirements(fixed, supplied).map((r) => `required ${r.kind} ${r.name} (scope fixed) is not supplied on the agent`);
+  // Visitors of the public chat cannot supply values: a required conversation-scope one would
+  // leave every public conversation unable to answer.
+  const perConversation = [
+    ...config.secrets.filter((x) => x.required && x.scope === 'conversation').map((x) => `secret ${x.name}`),
+    ...config.connections.filter((x) => x.required && x.scope === 'conversation').map((x) => `connection ${x.provider}`),
+  ].map((what) => `required ${what} has scope conversation, which public visitors cannot supply`);
+  return [...missing, ...perConversation];
 }
 
 async function checkModel(deps: DeployDeps, config: AgentConfig): Promise<string[]> {

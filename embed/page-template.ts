@@ -37,6 +37,7 @@ function documentShell(title: string, body: string, head = ''): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/embed/assets/chat.css">
 ${head}</head>

@@ -134,7 +134,7 @@ describe('deployments', () => {
     await call(api.baseURL, 'PATCH', `/v1/agents/${agent.agentId}`, {
       apiKey,
       body: {
-        secrets: [{ name: 'SHOP_KEY', scope: 'fixed', required: true }],
+        secrets: [{ name: 'SHOP_KEY', scope: 'fixed', required: true }, { name: 'VISITOR_PIN', scope: 'conversation', required: true }],
         mcpServers: [{ name: 'catalog', url: 'http://127.0.0.1:9/mcp', timeoutMs: 2000 }],
       },
     });
@@ -146,6 +146,7 @@ describe('deployments', () => {
     assert.equal(failed.body.error.code, 'deploy_check_failed');
     assert.match(failed.body.error.message, /secret SHOP_KEY/);
     assert.match(failed.body.error.message, /MCP server catalog/);
+    assert.match(failed.body.error.message, /secret VISITOR_PIN has scope conversation/);
     for (const chat of await chats) assert.equal(chat.events.at(-1)?.event.type, 'done', JSON.stringify(chat.events.at(-1)));
     assert.deepEqual((await agent.versionIds()).map((i) => [i.number, i.isProd]), [[2, false], [1, true]]);
     const after = await publicChat(api.baseURL, token, 'after', { id: 'after' });
