@@ -21,8 +21,15 @@ export class StepTextStream {
     private readonly append: (events: TurnEvent[]) => Promise<boolean>,
     private readonly flushMs: number,
     private readonly onFlush: () => void = () => undefined,
+    /** Called once, with the first failure: the attempt is doomed (its caller stops the model call). */
+    private readonly onFailure: (err: Error) => void = () => undefined,
   ) {
     this.shown = alreadyShown;
+  }
+
+  /** Why this attempt can no longer write, once it cannot. */
+  get failed(): Error | undefined {
+    return this.failure;
   }
 
   get text(): string {
@@ -61,14 +68,30 @@ export class StepTextStream {
     this.timer = undefined;
   }
 
+  /**
+   * Every link of the chain handles its own failure: a rejected append (the database restarting,
+   * say) must never sit in the chain as an unhandled rejection — it would take the process down.
+   * It becomes `failure`, which `end()` throws, so the attempt fails and Temporal retries it.
+   */
   private enqueue(final: boolean): void {
     this.chain = this.chain.then(async () => {
       if (this.failure) return;
       const event = this.next(final);
       if (!event) return;
       this.onFlush();
-      if (!(await this.append([event]))) this.failure = new Error('superseded: another attempt owns this turn, or it has ended');
+      try {
+        if (!(await this.append([event]))) this.fail(new Error('superseded: another attempt owns this turn, or it has ended'));
+      } catch (err) {
+        this.fail(err instanceof Error ? err : new Error(String(err)));
+      }
     });
+  }
+
+  private fail(err: Error): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.abandon();
+    this.onFailure(err);
   }
 
   private next(final: boolean): TurnEvent | undefined {

@@ -108,11 +108,18 @@ export function createTurnActivities(deps: TurnDeps) {
         visibleFiles(deps, config, conversation.id, agentId),
       ]);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
+      // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
+      // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
+      const doomed = new AbortController();
       const text = new StepTextStream(
         alreadyShown,
         (events) => deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer }),
         deps.textFlushMs,
         () => ctx.heartbeat(),
+        (err) => {
+          clearInterval(heartbeat);
+          doomed.abort(err);
+        },
       );
       try {
         const result = await provider.stream(
@@ -121,7 +128,7 @@ export function createTurnActivities(deps: TurnDeps) {
             system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }),
             messages,
             tools,
-            signal: ctx.cancellationSignal,
+            signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]),
           },
           (delta) => text.push(delta),
         );
@@ -129,7 +136,8 @@ export function createTurnActivities(deps: TurnDeps) {
         return { text: result.text, toolCalls: result.toolCalls, usage: result.usage };
       } catch (e) {
         text.abandon();
-        throw toFailure(e);
+        // The write failure is the cause, not the abort it led to.
+        throw text.failed ?? toFailure(e);
       } finally {
         clearInterval(heartbeat);
       }
