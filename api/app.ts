@@ -70,7 +70,12 @@ export function createRoutes(deps: ApiDeps): ApiRouter {
     new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config) }),
     deps.config.PUBLIC_BASE_URL,
   );
-  const stream = { keepaliveMs: deps.config.SSE_KEEPALIVE_MS, pollMs: 2000 };
+  const stream = {
+    keepaliveMs: deps.config.SSE_KEEPALIVE_MS,
+    pollMs: 2000,
+    // Every open stream fails its reads during an outage: one line each at debug, the 503s say it at warn.
+    onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
+  };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
   const box = secretBoxFromConfig(deps.config);
   credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box }));

@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import { AppError, type ErrorBody } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
+import { isDatabaseUnavailable, isTemporalUnavailable } from '../../infra/outage';
 import type { ApiContext } from '../context';
 
 interface HttpishError {
@@ -16,11 +17,23 @@ function fromHttpError(err: HttpishError): AppError | undefined {
   return undefined;
 }
 
+/** Seconds a client should wait before trying again after a dependency outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/** A dependency that is away for now: 503 with a stable code and `Retry-After`, never a 500. */
+function fromOutage(err: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(err)) return new AppError('database_unavailable', 'PostgreSQL is not answering; try again shortly', OUTAGE_RETRY_AFTER_SECONDS);
+  if (isTemporalUnavailable(err)) return new AppError('temporal_unavailable', 'the Temporal cluster is not answering; try again shortly', OUTAGE_RETRY_AFTER_SECONDS);
+  return undefined;
+}
+
 export function render(ctx: ApiContext, err: AppError): void {
   const body: ErrorBody = { error: { code: err.code, message: err.message, retryable: err.retryable } };
-  if (err.retryAfter !== undefined) {
-    body.error.retryAfter = err.retryAfter;
-    ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
+  // Every 503 says when to come back, not only the outages classified here.
+  const retryAfter = err.retryAfter ?? (err.status === 503 ? OUTAGE_RETRY_AFTER_SECONDS : undefined);
+  if (retryAfter !== undefined) {
+    body.error.retryAfter = retryAfter;
+    ctx.set('Retry-After', String(Math.ceil(retryAfter)));
   }
   ctx.status = err.status;
   ctx.body = body;
@@ -36,8 +49,9 @@ export function errorHandler(logger: Logger) {
     try {
       await next();
     } catch (e) {
-      const known = e instanceof AppError ? e : fromHttpError(e as HttpishError);
+      const known = e instanceof AppError ? e : (fromHttpError(e as HttpishError) ?? fromOutage(e));
       if (known) {
+        if (known.status === 503) logger.warn({ err: e, requestId: ctx.state.requestId, path: ctx.path }, known.message);
         render(ctx, known);
         return;
       }

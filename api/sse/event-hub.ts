@@ -25,17 +25,29 @@ export class TurnEventHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true });
     client.on('notification', (msg) => {
       if (msg.payload) this.wake(msg.payload);
     });
-    client.on('error', (err) => {
+    // A server shutdown can come as 'error', as 'end', or both: reconnect once per client.
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost || this.closed) return;
+      lost = true;
       this.logger.warn({ err }, 'turn event listener lost its connection; reconnecting');
       void client.end().catch(() => undefined);
       this.reconnect();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${TURN_EVENTS_CHANNEL}`);
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TURN_EVENTS_CHANNEL}`);
+    } catch (err) {
+      lost = true; // the caller retries; this client is done
+      void client.end().catch(() => undefined);
+      throw err;
+    }
     this.client = client;
     this.retryMs = 250;
     this.wakeAll();

@@ -8,6 +8,8 @@ export interface TurnStreamOptions {
   keepaliveMs: number;
   /** Safety net: re-read this often even without a notification. */
   pollMs: number;
+  /** Told of each failed read (the stream retries it); for logging. */
+  onReadError?: (err: unknown) => void;
 }
 
 /**
@@ -45,6 +47,8 @@ export function streamTurn(
   ctx.body = out;
 
   let lastSeq = afterSeq;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
   let reading = false;
   let again = false;
   let finished = false;
@@ -55,6 +59,7 @@ export function streamTurn(
     unsubscribe();
     clearInterval(keepalive);
     clearInterval(poll);
+    clearTimeout(retry);
     out.end();
   };
 
@@ -82,9 +87,18 @@ export function streamTurn(
         if (chunk) out.write(chunk);
         if (events.length === 1000) again = true; // a long backlog: keep reading
       } while (again && !finished);
+      failures = 0;
     } catch (err) {
-      out.destroy(err instanceof Error ? err : new Error(String(err)));
-      finish();
+      // A failed read (the database restarting, a failover) keeps the stream open: keepalives go
+      // on and the read is tried again with backoff from `lastSeq`, so nothing is lost or repeated.
+      failures++;
+      opts.onReadError?.(err);
+      if (!finished && !retry) {
+        retry = setTimeout(() => {
+          retry = undefined;
+          void read();
+        }, Math.min(250 * 2 ** Math.min(failures - 1, 5), 5000));
+      }
     } finally {
       reading = false;
     }
