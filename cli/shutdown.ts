@@ -25,3 +25,22 @@ export function stopOnSignals(stop: () => Promise<void>, say: (line: string) => 
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
 }
+
+/**
+ * An error nothing handled is a bug, not an outage (those are handled where they happen): log it
+ * with its stack, then stop the way a signal does — drain the worker, close the server — and exit
+ * 1 so a supervisor restarts the process. Nothing is left half-claimed by an abrupt exit.
+ */
+export function stopOnUnexpectedErrors(stop: () => Promise<void>, log: (err: unknown, what: string) => void): void {
+  let stopping = false;
+  const handler = (what: string) => (err: unknown) => {
+    log(err, what);
+    if (stopping) return;
+    stopping = true;
+    const deadline = setTimeout(() => process.exit(1), 30_000);
+    deadline.unref();
+    stop().finally(() => process.exit(1));
+  };
+  process.on('unhandledRejection', handler('unhandled promise rejection'));
+  process.on('uncaughtException', handler('uncaught exception'));
+}

@@ -4,7 +4,7 @@ import { SECRETS_KEY_FORMAT } from '../../domain/secret-box';
 import type { Logger } from '../../infra/logger';
 import { runApi, runWorker } from '../runtime';
 import type { Say } from '../services';
-import { stopOnSignals } from '../shutdown';
+import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
 /** Production processes run against an existing database and cluster; nothing is started for them. */
 function requireRemote(config: Config, command: string): { databaseUrl: string; temporalAddress: string } {
@@ -21,6 +21,7 @@ function requireRemote(config: Config, command: string): { databaseUrl: string; 
 export async function apiCommand(config: Config, logger: Logger, say: Say): Promise<void> {
   const api = await runApi({ config, logger, ...requireRemote(config, 'api') });
   stopOnSignals(() => api.stop(), say);
+  stopOnUnexpectedErrors(() => api.stop(), (err, what) => logger.fatal({ err }, `${what}: stopping the API`));
   say(`API listening on ${config.HOST}:${api.port}`);
 }
 
@@ -28,5 +29,6 @@ export async function apiCommand(config: Config, logger: Logger, say: Say): Prom
 export async function workerCommand(config: Config, logger: Logger, say: Say): Promise<void> {
   const worker = await runWorker({ config, logger, ...requireRemote(config, 'worker') });
   stopOnSignals(() => worker.stop(), say);
+  stopOnUnexpectedErrors(() => worker.stop(), (err, what) => logger.fatal({ err }, `${what}: stopping the worker`));
   say(`worker polling ${config.taskQueues.turns} and ${config.taskQueues.ops} on ${config.TEMPORAL_ADDRESS}`);
 }

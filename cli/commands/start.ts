@@ -8,7 +8,7 @@ import type { Logger } from '../../infra/logger';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
 import { runApi, runWorker, type Stoppable } from '../runtime';
 import { openDatabase, openTemporal, type Say } from '../services';
-import { stopOnSignals } from '../shutdown';
+import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
 /** Migrates, then makes sure the dev workspace and its key exist. */
 async function prepareDatabase(url: string, config: Config, say: Say) {
@@ -40,6 +40,7 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));
   };
   stopOnSignals(stopAll, say);
+  stopOnUnexpectedErrors(stopAll, (err, what) => logger.fatal({ err }, `${what}: stopping everything`));
   try {
     const database = await openDatabase(config, say);
     stack.push(database);
