@@ -23,7 +23,8 @@ export async function runApi(opts: {
   logger: Logger;
 }): Promise<Stoppable & { port: number }> {
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
-  const hub = new TurnEventHub(opts.databaseUrl, opts.logger);
+  // LISTEN needs a session of its own: not through a transaction-mode pooler.
+  const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
   let temporal: Client | undefined;
   try {
     await hub.start();

@@ -54,6 +54,13 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
       .optional(),
   ),
+  /** The LISTEN connection's server, when DATABASE_URL goes through a transaction-mode pooler (PgBouncer) that cannot LISTEN. */
+  DATABASE_LISTEN_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
   DATABASE_POOL_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(500, 'at most 500').default(20),
   EMBEDDED_PG_PORT: port.default(54329),
 
