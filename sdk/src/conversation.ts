@@ -64,10 +64,12 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
    * Sends `text` as the next user message (`POST /v1/conversations/:conversationId/turns`, body
    * `{ text, attachments? }`) and returns the `Turn` at once: await it for the reply, or
    * iterate it for its events. The request is sent now, once, whether or not the turn is
-   * awaited or iterated. Not an `async` method: it returns the `Turn` itself.
+   * awaited or iterated. Not an `async` method: it returns the `Turn` itself. A dropped stream
+   * is resumed within the `resumeTimeout` option (see `Turn`); keep `turn.id` to get the turn's
+   * outcome later with `ws.turn(turnId)`.
    */
   ask(text: string, options: AskOptions = {}): Turn {
-    return new Turn(this.#http, { conversationId: this.id, text, attachments: options.attachments, signal: options.signal });
+    return new Turn(this.#http, { kind: 'ask', conversationId: this.id, text, attachments: options.attachments, signal: options.signal });
   }
 
   /** Reads the conversation (`GET /v1/conversations/:conversationId`). */

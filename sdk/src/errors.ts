@@ -12,6 +12,8 @@ export interface ServiceErrorInit {
   retryAfter?: number;
   /** See `ServiceError.requestId`. */
   requestId?: string;
+  /** See `ServiceError.turnId`. */
+  turnId?: string;
   /** The underlying failure, kept as the standard `Error.cause`. */
   cause?: unknown;
 }
@@ -21,7 +23,10 @@ export interface ServiceErrorInit {
  * stable; `message` is for humans and may be reworded.
  *
  * Codes made by the SDK itself (status 0 unless noted):
- * - `connection_error`: the service could not be reached (refused, DNS, reset). Retryable.
+ * - `connection_error`: the service could not be reached (refused, DNS, reset). Retryable. For
+ *   a `Turn`, the stream broke and could not be resumed within the `resumeTimeout` option: the
+ *   turn may still complete on the service, and `turnId` (when known) names it for
+ *   `ws.turn(turnId)`.
  * - `timeout`: no complete answer within the `timeout` option. Retryable.
  * - `aborted`: the caller's `AbortSignal` fired. Not retryable.
  * - `missing_api_key` (status 401): no API key was configured; nothing was sent.
@@ -41,13 +46,19 @@ export class ServiceError extends Error {
   /**
    * Whether the same call may succeed if repeated: true for 5xx and 429, and for connection
    * failures and timeouts (status 0); false for everything else, including a caller's abort.
-   * The SDK never retries by itself.
+   * The SDK never repeats a call by itself (a `Turn` only reconnects to its own event stream).
    */
   readonly retryable: boolean;
   /** Seconds to wait before retrying, from the body's `error.retryAfter` or the `Retry-After` header (429). */
   readonly retryAfter?: number;
   /** The service's id for the request (`X-Request-Id` answer header), to quote in bug reports. */
   readonly requestId?: string;
+  /**
+   * The turn the failure is about, when known: set on every error of a `Turn` once the service
+   * has accepted it (so `ws.turn(turnId)` can fetch the turn's outcome later), and on a 409
+   * `turn_in_progress` refusal, where it names the conversation's running turn.
+   */
+  readonly turnId?: string;
 
   /** Builds an error from its fields; `retryable` is derived from `status` when omitted. */
   constructor(init: ServiceErrorInit) {
@@ -58,7 +69,14 @@ export class ServiceError extends Error {
     this.retryable = init.retryable ?? isRetryableStatus(init.status);
     if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
     if (init.requestId !== undefined) this.requestId = init.requestId;
+    if (init.turnId !== undefined) this.turnId = init.turnId;
   }
+}
+
+/** @internal Sets `error.turnId` unless it is set already; returns `error`. */
+export function withTurnId(error: ServiceError, turnId: string | undefined): ServiceError {
+  if (turnId !== undefined && error.turnId === undefined) (error as { turnId?: string }).turnId = turnId;
+  return error;
 }
 
 /** True for 5xx, 429 and 0 (no answer): the statuses where repeating a call can help. */

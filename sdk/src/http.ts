@@ -45,6 +45,11 @@ export class HttpClient {
   /** Wraps resolved options (see `resolveOptions`). */
   constructor(private readonly options: ResolvedOptions) {}
 
+  /** The `resumeTimeout` option (ms): how long a `Turn` may try to resume a broken stream. */
+  get resumeTimeout(): number {
+    return this.options.resumeTimeout;
+  }
+
   /**
    * Sends one request and resolves to the parsed JSON answer (`undefined` for 204 or an empty
    * body; the `data` array for `expect: 'list'`). The `timeout` option bounds the whole

@@ -4,6 +4,9 @@ export const DEFAULT_BASE_URL = 'http://localhost:8080';
 /** Per-request timeout used when the `timeout` option is not set: 60 seconds. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** How long a turn's dropped event stream is resumed when the `resumeTimeout` option is not set: 3 minutes. */
+export const DEFAULT_RESUME_TIMEOUT_MS = 180_000;
+
 /** Options accepted by `new Service(options)` and `Service.getWorkspace(options)`. */
 export interface ServiceOptions {
   /**
@@ -27,6 +30,23 @@ export interface ServiceOptions {
    * Default: 60000 (60 s). Not applied to streaming turns. Must be a positive number.
    */
   timeout?: number;
+  /**
+   * How long, in milliseconds, a `Turn` keeps trying to resume its event stream after the
+   * connection to the service is lost mid-turn (an API restart, a database failover, a network
+   * drop), before it gives up with a `connection_error`. Default: 180000 (3 minutes). 0
+   * disables resuming. Must be a finite number, 0 or more.
+   *
+   * Only the time without a working connection counts, and the count starts afresh whenever a
+   * reconnection brings new events: a long turn survives any number of short outages. Within
+   * the limit the SDK reconnects to `GET /v1/turns/:turnId/events` with `Last-Event-ID`, after
+   * waits growing from 250 ms to 5 s (with jitter), or after the `Retry-After` the service
+   * asked for on a 429 or 503 (the SDK gives up at once if that wait would end past the
+   * limit); a reconnection with no answer within 10 s (or the rest of the limit, if longer)
+   * counts as failed. An answer that cannot change by waiting (a 4xx other than 408 and 429, e.g. 404
+   * `turn_not_found`) ends the turn at once with that error. See `Turn` for what the error says
+   * and `WorkspaceClient.turn(turnId)` for getting the outcome of the turn later.
+   */
+  resumeTimeout?: number;
 }
 
 /** Options after defaults are applied; what the HTTP layer works with. */
@@ -35,6 +55,7 @@ export interface ResolvedOptions {
   baseURL: string;
   fetch: typeof fetch | undefined;
   timeout: number;
+  resumeTimeout: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -52,11 +73,16 @@ export function resolveOptions(options: ServiceOptions = {}): ResolvedOptions {
   if (!(Number.isFinite(timeout) && timeout > 0)) {
     throw new RangeError(`timeout must be a positive number of milliseconds, got ${String(timeout)}`);
   }
+  const resumeTimeout = options.resumeTimeout ?? DEFAULT_RESUME_TIMEOUT_MS;
+  if (!(Number.isFinite(resumeTimeout) && resumeTimeout >= 0)) {
+    throw new RangeError(`resumeTimeout must be a number of milliseconds, 0 or more, got ${String(resumeTimeout)}`);
+  }
   const baseURL = options.baseURL ?? (env.SERVICE_BASE_URL || DEFAULT_BASE_URL);
   return {
     apiKey: options.apiKey ?? (env.SERVICE_API_KEY || undefined),
     baseURL: baseURL.replace(/\/+$/, ''),
     fetch: options.fetch,
     timeout,
+    resumeTimeout,
   };
 }

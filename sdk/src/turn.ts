@@ -1,30 +1,29 @@
-import { ServiceError } from './errors.js';
+import { ServiceError, withTurnId } from './errors.js';
 import type { HttpClient } from './http.js';
 import { segment } from './paths.js';
 import { readSSE } from './sse.js';
 import type { Attachment, TurnEvent } from './types.js';
 
 /**
- * @internal How a broken event stream is resumed: up to `attempts` reconnections, the first
- * after `delayMs`, each later one after twice the previous wait. Not part of the public API
- * (tests shorten the delay).
+ * @internal The waits between attempts to resume a broken event stream. The n-th wait since the
+ * last new event (n from 0) is drawn between half and all of `min(maxDelayMs, baseDelayMs * 2^n)`,
+ * or is the service's `Retry-After` when that is longer. A reconnection whose answer has not
+ * arrived after `connectMs` (or the rest of the `resumeTimeout` budget, if longer) counts as
+ * failed. How long resuming goes on is the `resumeTimeout` option. Not part of the public API
+ * (tests shorten the waits).
  */
-export const resumePolicy = { attempts: 5, delayMs: 250 };
+export const resumePolicy = { baseDelayMs: 250, maxDelayMs: 5000, connectMs: 10_000 };
 
-/** @internal What `conversation.ask()` hands to a `Turn`. */
-export interface TurnRequest {
-  conversationId: string;
-  text: string;
-  attachments?: Attachment[];
-  signal?: AbortSignal;
-}
+/** @internal What builds a `Turn`: `conversation.ask()` sends a message, `ws.turn(turnId)` follows a turn. */
+export type TurnRequest =
+  | { kind: 'ask'; conversationId: string; text: string; attachments?: Attachment[]; signal?: AbortSignal }
+  | { kind: 'follow'; turnId: string; signal?: AbortSignal };
 
 type TerminalEvent = Extract<TurnEvent, { type: 'done' | 'error' }>;
 
 /**
- * One turn of a conversation: what `conversation.ask(text)` returns. The request
- * (`POST /v1/conversations/:conversationId/turns`) is sent once, as soon as `ask()` is called,
- * and the turn can be consumed in two ways, alone or together:
+ * One turn of a conversation: what `conversation.ask(text)` and `ws.turn(turnId)` return. It can
+ * be consumed in two ways, alone or together:
  *
  * ```ts
  * const reply = await conversation.ask('Hello');            // the reply string
@@ -34,18 +33,26 @@ type TerminalEvent = Extract<TurnEvent, { type: 'done' | 'error' }>;
  * }
  * ```
  *
+ * From `conversation.ask()`, the request (`POST /v1/conversations/:conversationId/turns`) is
+ * sent once, as soon as `ask()` is called. From `ws.turn(turnId)`, nothing is sent until the
+ * turn is first awaited or iterated; then it reads `GET /v1/turns/:turnId/events` from the
+ * first event (`Last-Event-ID: 0`), live until the turn ends, or at once if it has ended.
+ *
  * **Awaiting** (`then`, `catch`, `finally`) resolves to the `done` event's `reply`. It rejects
  * with a `ServiceError`:
  * - an answer refused before the stream started keeps the service's `code` and `status`
- *   (e.g. 409 `conversation_ended`, `conversation_not_ready`, `turn_in_progress`,
- *   `insufficient_credits`; 404 `conversation_not_found`);
+ *   (e.g. 409 `conversation_ended`, `conversation_not_ready`, `turn_in_progress` — whose
+ *   `turnId` names the conversation's running turn —, `insufficient_credits`; 404
+ *   `conversation_not_found`, or `turn_not_found` from `ws.turn(turnId)`);
  * - an `error` event from the service gives code `turn_failed`, the event's `message` and
  *   `retryable`, and status 500 when retryable or 400 when not, so that `status` agrees with
  *   `retryable` as in the spec's error table;
- * - a connection that broke and could not be resumed gives code `connection_error` (status 0,
- *   retryable): the turn may still have run on the service;
+ * - a connection that broke and could not be resumed within the `resumeTimeout` option gives
+ *   code `connection_error` (status 0, retryable): the turn may still complete on the service,
+ *   and the message says so and names the turn (see below);
  * - the `signal` option, or a `break` out of the iteration, gives code `aborted`.
- * Awaiting is allowed any number of times, before, during or after iterating.
+ * Every such error carries `turnId` once the turn's id is known. Awaiting is allowed any number
+ * of times, before, during or after iterating.
  *
  * **Iterating** (`for await`) yields the events in order, ending with exactly one `done` or
  * `error` event; every failure above arrives as that `error` event (`message`, `retryable`)
@@ -54,17 +61,30 @@ type TerminalEvent = Extract<TurnEvent, { type: 'done' | 'error' }>;
  * the loop early (`break`, `return`, a throw) aborts the request if the turn has not ended yet;
  * awaiting the turn afterwards rejects with code `aborted`.
  *
- * The `timeout` option does not apply: a turn lasts as long as the agent works. Keepalive
- * comments are ignored. If the event stream breaks before the last event, and the turn has
- * started (a `start` event arrived), the SDK reconnects to `GET /v1/turns/:turnId/events`
- * with `Last-Event-ID` set to the last event's sequence number: up to 5 attempts, 250 ms
- * apart and doubling, counted afresh once a reconnection brings new events. No event is
- * yielded twice. This is the only case where the SDK sends a request by itself; the message
- * is never sent again. A 4xx answer other than 429 to a reconnection ends the turn at once
- * with that error.
+ * **Resuming.** The `timeout` option does not apply: a turn lasts as long as the agent works.
+ * Keepalive comments are ignored. If the event stream breaks before the last event (a dropped
+ * connection, an API restart, a database failover) and the turn's id is known (the `X-Turn-Id`
+ * header of the answer, or the `start` event), the SDK reconnects to
+ * `GET /v1/turns/:turnId/events` with `Last-Event-ID` set to the last event's sequence number,
+ * and goes on trying for as long as the `resumeTimeout` option allows (default 3 minutes of
+ * lost connection, counted afresh whenever new events arrive): waits grow from 250 ms to 5 s,
+ * with jitter, and a 429 or 503 answer's `Retry-After` is honoured. No event is yielded twice.
+ * A 4xx answer other than 408 and 429 (e.g. 404 `turn_not_found`), or an abort, ends the turn
+ * at once. Awaiting and iterating share this one stream. This is the only case where the SDK
+ * sends a request by itself; the message is never sent again.
+ *
+ * **Losing track of a turn.** When resuming gives up, the turn goes on running on the service
+ * and is billed as usual; the `connection_error` says so, with the turn's id in the message and
+ * in `error.turnId`. Get the outcome with `ws.turn(turnId)`: awaiting it gives the reply (or the
+ * turn's own failure), iterating it replays every event. A process that kept only the id (store
+ * `turn.id`) does the same. Without the id: while the turn runs, another `ask` on the
+ * conversation is refused with 409 `turn_in_progress` whose `turnId` names it; once it ended,
+ * `conversation.messages()` holds its reply. Do not `ask` the same message again to recover a
+ * reply: that is a new, separately billed turn.
  */
 export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   readonly #http: HttpClient;
+  readonly #request: TurnRequest;
   readonly #controller = new AbortController();
   readonly #result: Promise<string>;
   #resolve: (reply: string) => void = () => undefined;
@@ -73,6 +93,7 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   readonly #buffer: TurnEvent[] = [];
   #head = 0;
   #wake: (() => void) | undefined;
+  #started = false;
   #iterated = false;
   #settled = false;
   #turnId: string | undefined;
@@ -80,25 +101,28 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   /** Events received so far, duplicates and unknown types excluded. */
   #received = 0;
 
-  /** @internal Built by `conversation.ask()`; not part of the public API. Sends the request now. */
+  /**
+   * @internal Built by `conversation.ask()` (which sends the request now) and `ws.turn(turnId)`
+   * (which sends nothing until the turn is used); not part of the public API.
+   */
   constructor(http: HttpClient, request: TurnRequest) {
     this.#http = http;
+    this.#request = request;
     this.#result = new Promise<string>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
     // Nobody may ever await this turn (iteration only): its rejection is not "unhandled".
     this.#result.catch(() => undefined);
-    const outer = request.signal;
-    const forward = () => this.#controller.abort(outer?.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener('abort', forward, { once: true });
-    void this.#run(request).finally(() => outer?.removeEventListener('abort', forward));
+    if (request.kind === 'follow') this.#turnId = request.turnId;
+    else this.#start();
   }
 
   /**
-   * The turn's id, from its `start` event: `undefined` until that event has arrived, and for
-   * a turn that failed before starting. Not a promise, so reading it never waits.
+   * The turn's id: known once the service has accepted the turn (the `X-Turn-Id` header of its
+   * answer, else the `start` event), and from the start for `ws.turn(turnId)`; `undefined`
+   * before, and for a turn refused before starting. Not a promise, so reading it never waits.
+   * Store it to get the turn's outcome later with `ws.turn(turnId)`.
    */
   get id(): string | undefined {
     return this.#turnId;
@@ -109,16 +133,19 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     onfulfilled?: ((reply: string) => TResult1 | PromiseLike<TResult1>) | null,
     onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
+    this.#start();
     return this.#result.then(onfulfilled, onrejected);
   }
 
   /** Like `Promise.prototype.catch` on the reply. */
   catch<TResult = never>(onrejected?: ((reason: unknown) => TResult | PromiseLike<TResult>) | null): Promise<string | TResult> {
+    this.#start();
     return this.#result.catch(onrejected);
   }
 
   /** Like `Promise.prototype.finally` on the reply. */
   finally(onfinally?: (() => void) | null): Promise<string> {
+    this.#start();
     return this.#result.finally(onfinally);
   }
 
@@ -128,12 +155,24 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
       throw new Error('this Turn has already been iterated: a Turn can be iterated only once (await it to get the reply)');
     }
     this.#iterated = true;
+    this.#start();
     return this.#events();
   }
 
   /** `[object Turn]` in `Object.prototype.toString`. */
   get [Symbol.toStringTag](): string {
     return 'Turn';
+  }
+
+  /** Starts the requests, once. */
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const outer = this.#request.signal;
+    const forward = () => this.#controller.abort(outer?.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener('abort', forward, { once: true });
+    void this.#run(this.#request).finally(() => outer?.removeEventListener('abort', forward));
   }
 
   async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
@@ -175,59 +214,133 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     this.#settled = true;
     this.#push(event);
     if (event.type === 'done') this.#resolve(event.reply);
-    else this.#reject(error ?? turnFailed(event));
+    else this.#reject(withTurnId(error ?? turnFailed(event), this.#turnId));
   }
 
   #fail(error: ServiceError): void {
     this.#settle({ type: 'error', message: error.message, retryable: error.retryable }, error);
   }
 
-  /** Sends the turn, reads its events, and resumes a broken stream; always settles the turn. */
+  /** Sends the turn (or connects to it), reads its events and resumes a broken stream; always settles the turn. */
   async #run(request: TurnRequest): Promise<void> {
     const signal = this.#controller.signal;
     try {
-      const body: { text: string; attachments?: Attachment[] } = { text: request.text };
-      if (request.attachments !== undefined) body.attachments = request.attachments;
-      const path = `/v1/conversations/${segment(request.conversationId, 'conversation id')}/turns`;
       if (signal.aborted) throw aborted(signal);
-      let response: Response | undefined = await this.#http.stream('POST', path, { body, signal });
-      let attempt = 0;
-      let cause: unknown;
-      for (;;) {
-        if (response !== undefined) {
-          const before = this.#received;
-          try {
-            if (await this.#read(response, signal)) return;
-            cause = undefined;
-          } catch (error) {
-            if (error instanceof ServiceError) throw error; // an invalid event: resuming would not help
-            cause = error;
-          }
-          if (this.#received > before) attempt = 0;
-        }
-        if (signal.aborted) throw aborted(signal);
-        if (this.#turnId === undefined || this.#lastSeq === undefined) {
-          throw broken('the connection closed before the turn started', cause);
-        }
-        if (attempt >= resumePolicy.attempts) {
-          throw broken(`the turn's event stream broke and could not be resumed after ${resumePolicy.attempts} attempts`, cause);
-        }
-        await sleep(resumePolicy.delayMs * 2 ** attempt, signal);
-        attempt++;
-        if (signal.aborted) throw aborted(signal);
-        try {
-          response = await this.#http.stream('GET', `/v1/turns/${segment(this.#turnId, 'turn id')}/events`, {
-            headers: { 'Last-Event-ID': String(this.#lastSeq) },
-            signal,
-          });
-        } catch (error) {
-          if (error instanceof ServiceError && !error.retryable) throw error; // 4xx, or aborted
-          cause = error;
-          response = undefined;
-        }
-      }
+      const response = request.kind === 'ask' ? await this.#send(request, signal) : undefined;
+      await this.#follow(response, signal);
     } catch (error) {
       this.#fail(toServiceError(error, signal));
+    }
+  }
+
+  /** Sends the message (`POST …/turns`) and resolves to the event stream's answer. */
+  async #send(request: Extract<TurnRequest, { kind: 'ask' }>, signal: AbortSignal): Promise<Response> {
+    const body: { text: string; attachments?: Attachment[] } = { text: request.text };
+    if (request.attachments !== undefined) body.attachments = request.attachments;
+    const path = `/v1/conversations/${segment(request.conversationId, 'conversation id')}/turns`;
+    let response: Response;
+    try {
+      response = await this.#http.stream('POST', path, { body, signal });
+    } catch (error) {
+      // The service names the running turn in the message (its documented contract for this code).
+      if (error instanceof ServiceError && error.code === 'turn_in_progress') withTurnId(error, /\btrn_[0-9A-Za-z]+/.exec(error.message)?.[0]);
+      throw error;
+    }
+    const turnId = response.headers.get('x-turn-id');
+    if (turnId) this.#turnId = turnId; // known before the start event: a drop before it can be resumed
+    return response;
+  }
+
+  /**
+   * Reads `first` (the answer to the POST; none for `ws.turn(turnId)`, which connects at once)
+   * and resumes the stream until the turn's last event arrives or the `resumeTimeout` budget is
+   * spent. The budget counts the time without a connection since the last new event.
+   */
+  async #follow(first: Response | undefined, signal: AbortSignal): Promise<void> {
+    const budget = this.#http.resumeTimeout;
+    let response = first;
+    let connectNow = first === undefined;
+    let attempt = 0; // failed reconnections since the last new event
+    let spent = 0; // ms without a connection since the last new event, before `lostAt`
+    let lostAt = Date.now(); // when the current time without a connection began
+    let cause: unknown; // why the last connection ended or the last reconnection failed
+    let retryAfter: number | undefined; // seconds, from the last failed reconnection
+    for (;;) {
+      if (response !== undefined) {
+        const before = this.#received;
+        try {
+          if (await this.#read(response, signal)) return;
+          cause = undefined;
+        } catch (error) {
+          if (error instanceof ServiceError) throw error; // an invalid event: resuming would not help
+          cause = error;
+        }
+        if (this.#received > before) {
+          attempt = 0;
+          spent = 0;
+        }
+        lostAt = Date.now();
+        response = undefined;
+      }
+      if (signal.aborted) throw aborted(signal);
+      const turnId = this.#turnId;
+      if (turnId === undefined) {
+        // Not resumable without the id (the answer had no X-Turn-Id, e.g. a proxy dropped it).
+        throw broken('the connection closed before the turn started', cause, notStartedAdvice);
+      }
+      const remaining = budget - spent - (Date.now() - lostAt);
+      if (!connectNow) {
+        const waitAfter = retryAfter === undefined ? 0 : retryAfter * 1000;
+        if (remaining <= 0 || waitAfter > remaining) throw gaveUp(turnId, budget, cause);
+        const cap = Math.min(resumePolicy.maxDelayMs, resumePolicy.baseDelayMs * 2 ** Math.min(attempt, 30));
+        const backoff = cap / 2 + (Math.random() * cap) / 2;
+        const wait = waitAfter > 0 ? Math.max(waitAfter + Math.random() * resumePolicy.baseDelayMs, backoff) : backoff;
+        await sleep(Math.min(wait, remaining), signal);
+        if (signal.aborted) throw aborted(signal);
+        attempt++;
+      }
+      connectNow = false;
+      try {
+        const limit = Math.max(resumePolicy.connectMs, budget - spent - (Date.now() - lostAt));
+        response = await this.#connect(turnId, signal, limit);
+        spent += Date.now() - lostAt;
+        retryAfter = undefined;
+      } catch (error) {
+        if (signal.aborted) throw aborted(signal);
+        if (!(error instanceof ServiceError && worthRetrying(error))) throw error; // e.g. 404 turn_not_found
+        cause = error;
+        retryAfter = error.retryAfter;
+      }
+    }
+  }
+
+  /**
+   * Opens `GET /v1/turns/:turnId/events` after the last event received (all of them when none
+   * was). Fails with a retryable `connection_error` when no answer arrives within `limitMs`.
+   */
+  async #connect(turnId: string, signal: AbortSignal, limitMs: number): Promise<Response> {
+    const path = `/v1/turns/${segment(turnId, 'turn id')}/events`;
+    const attempt = new AbortController();
+    const forward = () => attempt.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      attempt.abort();
+    }, limitMs);
+    try {
+      const response = await this.#http.stream('GET', path, { headers: { 'Last-Event-ID': String(this.#lastSeq ?? 0) }, signal: attempt.signal });
+      // The body is read with the turn's signal (readSSE cancels it on abort): stop forwarding.
+      signal.removeEventListener('abort', forward);
+      return response;
+    } catch (error) {
+      signal.removeEventListener('abort', forward);
+      if (late && !signal.aborted) {
+        throw new ServiceError({ code: 'connection_error', status: 0, message: `no answer to the reconnection within ${seconds(limitMs)}`, cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -272,9 +385,50 @@ function aborted(signal: AbortSignal): ServiceError {
   return new ServiceError({ code: 'aborted', status: 0, retryable: false, message: 'the turn was aborted', cause: signal.reason });
 }
 
-function broken(message: string, cause: unknown): ServiceError {
-  const detail = cause instanceof Error ? `: ${cause.message}` : '';
-  return new ServiceError({ code: 'connection_error', status: 0, retryable: true, message: `${message}${detail}`, cause });
+function broken(message: string, cause: unknown, advice = ''): ServiceError {
+  const detail = cause instanceof Error ? `: ${describe(cause)}` : '';
+  return new ServiceError({ code: 'connection_error', status: 0, retryable: true, message: `${message}${detail}${advice}`, cause });
+}
+
+/**
+ * The error of a turn whose stream could not be resumed within the budget: it says that the
+ * turn may still complete and how to get its outcome.
+ */
+function gaveUp(turnId: string, budget: number, cause: unknown): ServiceError {
+  const detail = cause instanceof Error ? `; last failure: ${describe(cause)}` : '';
+  const how = budget > 0 ? `could not resume it within ${seconds(budget)} (the resumeTimeout option${detail})` : `did not resume it (the resumeTimeout option is 0${detail})`;
+  return new ServiceError({
+    code: 'connection_error',
+    status: 0,
+    retryable: true,
+    turnId,
+    cause,
+    message:
+      `lost the event stream of turn ${turnId} and ${how}. ` +
+      `The turn may still complete on the service: get its outcome with ws.turn('${turnId}'), which replays its events and reply ` +
+      `(GET /v1/turns/${turnId}/events); asking again would start a new turn`,
+  });
+}
+
+/** What a caller whose turn broke before its id was known can do. */
+const notStartedAdvice =
+  '. If the service accepted the turn, asking again while it runs is refused with 409 turn_in_progress naming it ' +
+  '(error.turnId, for ws.turn(turnId)), and conversation.messages() shows its reply once it ends';
+
+/** Whether a failed reconnection may succeed later: no answer, 408, 429 and 5xx; not an abort. */
+function worthRetrying(error: ServiceError): boolean {
+  if (error.code === 'aborted') return false;
+  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
+}
+
+/** An error's message, with its cause's for a low-level one (fetch's `terminated (other side closed)`). */
+function describe(error: Error): string {
+  return !(error instanceof ServiceError) && error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+}
+
+/** `ms` as seconds for messages: `180 s`, `0.3 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 function invalidResponse(status: number, what: string, cause?: unknown): ServiceError {

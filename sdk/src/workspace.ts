@@ -4,6 +4,7 @@ import { ConversationHandle } from './conversation.js';
 import type { HttpClient } from './http.js';
 import { ProjectHandle } from './project.js';
 import { ProjectsResource } from './projects.js';
+import { Turn } from './turn.js';
 import type { Workspace } from './types.js';
 
 /** Options every call accepts. */
@@ -50,5 +51,25 @@ export class WorkspaceClient {
   /** A handle to the project `projectId`. Sends no request; the id is not checked until a call. */
   project(projectId: string): ProjectHandle {
     return new ProjectHandle(this.http, projectId);
+  }
+
+  /**
+   * The turn `turnId` (prefix `trn_`) of any conversation of the workspace, to get the outcome
+   * of a turn the caller lost track of: one whose `ask()` ended with a `connection_error` (its
+   * `turnId` field and message name the turn), one started by another process, or one named
+   * by a 409 `turn_in_progress` (`error.turnId`).
+   *
+   * Returns a `Turn` at once and sends nothing until it is first awaited or iterated; then it
+   * reads `GET /v1/turns/:turnId/events` from the first event (`Last-Event-ID: 0`): every event
+   * of the turn, live until it ends, or straight away for a turn that has ended. Awaiting
+   * resolves to the `done` event's reply (or rejects as for `ask`, e.g. code `turn_failed`);
+   * iterating yields every event from `start` to the terminal one. Nothing is sent to the
+   * agent and nothing is billed: this only reads. A broken stream is resumed as for `ask`
+   * (the `resumeTimeout` option), and a failure to connect at all is retried the same way. An
+   * unknown id, or a turn of another workspace, rejects with 404 `turn_not_found`; an id that
+   * cannot be put in a URL, with `invalid_request` without a request. `turn.id` is `turnId`.
+   */
+  turn(turnId: string, options: CallOptions = {}): Turn {
+    return new Turn(this.http, { kind: 'follow', turnId, signal: options.signal });
   }
 }

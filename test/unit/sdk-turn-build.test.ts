@@ -47,5 +47,17 @@ describe('SDK build: turns and conversations work from both module formats', () 
       assert.ok(error instanceof sdk.ServiceError, `not the ${format} ServiceError`);
       assert.equal(error.code, 'conversation_ended');
     });
+
+    it(`the ${format} build re-attaches to a turn by id (ws.turn) and exports DEFAULT_RESUME_TIMEOUT_MS`, async () => {
+      const sdk = builds[format];
+      assert.equal(sdk.DEFAULT_RESUME_TIMEOUT_MS, 180_000);
+      server.respond((_req, res) => {
+        openEventStream(res);
+        res.end(sseEvent(1, { type: 'start', turnId: 'trn_1' }) + sseEvent(2, { type: 'done', reply: 'again' }));
+      });
+      const turn = new sdk.Service({ apiKey: 'k', baseURL: server.baseURL, resumeTimeout: 1000 }).turn('trn_1');
+      assert.ok(turn instanceof sdk.Turn);
+      assert.equal(await turn, 'again');
+    });
   }
 });

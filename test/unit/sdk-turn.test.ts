@@ -60,7 +60,8 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
   before(async () => {
     server = await startTestServer();
     ws = new Service({ apiKey: 'k', baseURL: server.baseURL });
-    resumePolicy.delayMs = 20; // keep reconnection tests quick; the schedule still doubles
+    // Keep reconnection tests quick: waits from 10-20 ms, doubling, jittered, up to 160-320 ms.
+    Object.assign(resumePolicy, { baseDelayMs: 20, maxDelayMs: 320 });
   });
   beforeEach(() => {
     server.received.length = 0;
@@ -358,12 +359,12 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
       assert.deepEqual(
         server.received.filter((r) => !isPost(r)).map((r) => r.headers['last-event-id']),
         ['2', '3', '4', '5', '6', '7', '8', '9'],
-        'more reconnections than the attempt limit, each after progress',
+        'more reconnections than the old limit of 5 attempts, each after progress',
       );
       assert.equal(await turn, 'Hello world');
     });
 
-    it('failed reconnections (5xx, dropped) are retried with doubling delays', async () => {
+    it('failed reconnections (5xx, dropped) are retried with doubling delays (jittered: at least half of each)', async () => {
       const times: number[] = [];
       server.respond((_req, res, received) => {
         times.push(Date.now());
@@ -384,12 +385,12 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
       assert.deepEqual(await collect(ws.conversation('cnv_1').ask('Hi')), events);
       assert.equal(times.length, 5);
       const gaps = times.slice(1).map((t, i) => t - times[i]!);
-      const expected = [20, 40, 80, 160];
+      const expected = [10, 20, 40, 80];
       gaps.forEach((gap, i) => assert.ok(gap >= expected[i]! - 5, `gap ${i + 1} was ${gap} ms, expected at least ${expected[i]} ms`));
       assert.ok(server.received.slice(1).every((r) => r.headers['last-event-id'] === '2'));
     });
 
-    it('when the stream cannot be resumed (5 attempts), the turn ends with a retryable error event', async () => {
+    it('when the stream cannot be resumed within resumeTimeout, the turn ends with a retryable error naming the turn', async () => {
       server.respond((_req, res, received) => {
         if (isPost(received)) {
           openEventStream(res);
@@ -398,16 +399,22 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
         }
         writeThenDrop(res);
       });
-      const turn = ws.conversation('cnv_1').ask('Hi');
+      const brief = new Service({ apiKey: 'k', baseURL: server.baseURL, resumeTimeout: 800 });
+      const started = Date.now();
+      const turn = brief.conversation('cnv_1').ask('Hi');
       const seen = await collect(turn);
+      const elapsed = Date.now() - started;
       assert.deepEqual(seen.slice(0, 3), events.slice(0, 3));
       assert.equal(seen.length, 4);
       const last = seen[3]!;
       assert.ok(last.type === 'error' && last.retryable === true, JSON.stringify(last));
-      assert.match(last.message, /could not be resumed after 5 attempts/);
-      assert.equal(server.received.filter((r) => !isPost(r)).length, 5);
+      assert.match(last.message, /^lost the event stream of turn trn_1 and could not resume it within 0\.8 s \(the resumeTimeout option; last failure: /);
+      assert.match(last.message, /may still complete on the service: get its outcome with ws\.turn\('trn_1'\)/);
+      assert.ok(elapsed >= 800 && elapsed < 3500, `gave up after ${elapsed} ms`);
+      assert.ok(server.received.filter((r) => !isPost(r)).length > 5, 'more reconnections than the old limit of 5');
       const error = await failure(turn);
-      assert.deepEqual([error.code, error.status, error.retryable], ['connection_error', 0, true]);
+      assert.deepEqual([error.code, error.status, error.retryable, error.turnId], ['connection_error', 0, true, 'trn_1']);
+      assert.equal(error.message, last.message);
     });
 
     it('a drop before the start event cannot be resumed: one retryable error event, no reconnection', async () => {
@@ -441,7 +448,7 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
     });
 
     it('break while waiting to reconnect aborts without further requests', async () => {
-      resumePolicy.delayMs = 300;
+      Object.assign(resumePolicy, { baseDelayMs: 600, maxDelayMs: 1200 }); // the first wait is 300-600 ms
       try {
         server.respond((_req, res, received) => {
           if (isPost(received)) {
@@ -455,13 +462,13 @@ describe('SDK turns: conversation.ask() returns a Turn, awaitable and iterable',
         const turn = ws.conversation('cnv_1').ask('Hi');
         const iterator = turn[Symbol.asyncIterator]();
         assert.deepEqual((await iterator.next()).value, events[0]);
-        await new Promise((resolve) => setTimeout(resolve, 100)); // the drop has happened; the SDK waits 300 ms
+        await new Promise((resolve) => setTimeout(resolve, 100)); // the drop has happened; the SDK waits 300-600 ms
         await iterator.return?.();
         assert.equal((await within(2000, failure(turn), 'the awaited turn')).code, 'aborted');
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await new Promise((resolve) => setTimeout(resolve, 700));
         assert.deepEqual(calls(server), [`POST ${turnsPath}`]);
       } finally {
-        resumePolicy.delayMs = 20;
+        Object.assign(resumePolicy, { baseDelayMs: 20, maxDelayMs: 320 });
       }
     });
   });
