@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { buildEmbed } from '../embed/build';
 import { renderChatPage, renderNotFoundPage } from '../embed/page-template';
@@ -20,10 +21,22 @@ const ASSETS: Record<string, string> = {
  * The browser files, read once from `embed/dist` — built there first when a fresh checkout has
  * not built them yet (esbuild takes well under a second).
  */
-function assetStore(): (name: string) => Promise<Buffer> {
-  let loaded: Promise<Map<string, Buffer>> | undefined;
+interface Asset {
+  raw: Buffer;
+  /** Compressed once at load: the 4 KB budget of v1.js is a gzip size, so it must travel gzipped. */
+  gzip: Buffer;
+}
+
+function assetStore(): (name: string) => Promise<Asset> {
+  let loaded: Promise<Map<string, Asset>> | undefined;
   const load = async () => {
-    const read = () => Promise.all(Object.keys(ASSETS).map(async (name) => [name, await readFile(path.join(DIST, name))] as const));
+    const read = () =>
+      Promise.all(
+        Object.keys(ASSETS).map(async (name) => {
+          const raw = await readFile(path.join(DIST, name));
+          return [name, { raw, gzip: gzipSync(raw, { level: 9 }) }] as const;
+        }),
+      );
     try {
       return new Map(await read());
     } catch {
@@ -83,11 +96,18 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
   const asset = assetStore();
 
   const sendAsset = async (ctx: ApiContext, name: string) => {
+    const file = await asset(name);
     ctx.type = ASSETS[name]!;
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = await asset(name);
+    ctx.vary('Accept-Encoding');
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = file.gzip;
+    } else {
+      ctx.body = file.raw;
+    }
   };
 
   const page = async (ctx: ApiContext, site: ServedAgent | undefined) => {

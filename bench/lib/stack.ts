@@ -107,7 +107,11 @@ async function postmasterPid(url: string): Promise<number | undefined> {
   }
 }
 
-export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log): Promise<Stack> {
+/**
+ * `opts.env`: service variables for the API and worker that replace the defaults below (e.g. the
+ * offline model and raised public-chat limits for bench/embed.ts).
+ */
+export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, opts: { env?: Record<string, string> } = {}): Promise<Stack> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'ha-bench-'));
   cleanup.add('temporary directory', () => rm(workDir, { recursive: true, force: true }));
 
@@ -152,6 +156,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log): 
     LOG_LEVEL: 'warn',
     DATABASE_POOL_MAX: String(cfg.dbPoolMax),
     TEMPORAL_CLI_DOWNLOAD: 'false',
+    ...opts.env,
   });
   const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [BIN, ...args], { cwd: ROOT, env, keepStdout: true });
 

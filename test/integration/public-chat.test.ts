@@ -188,5 +188,10 @@ describe('public chat', () => {
     assert.ok(page.text.includes(token), 'the page carries the token it chats with');
     assert.equal((await siteRequest(api.baseURL, url, { path: '/v1/files/anything' })).status, 404);
     assert.equal((await siteRequest(api.baseURL, 'http://nobody-here.agents.localhost:1')).status, 404);
+    // The embed script travels gzipped within its 4 KB budget.
+    const script = await siteRequest(api.baseURL, api.baseURL, { path: '/embed/v1.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    assert.equal(script.status, 200);
+    assert.equal(script.headers['content-encoding'], 'gzip');
+    assert.ok(Number(script.headers['content-length']) <= 4096, `v1.js is ${script.headers['content-length']} bytes on the wire`);
   });
 });

@@ -53,6 +53,12 @@ class ChatPage {
     }
     this.input.disabled = false;
     this.sendButton.disabled = false;
+    if (embedderOrigin(location.hash)) {
+      // In the embed's panel, focus given to the frame lands on <body>: hand it to the composer.
+      const toComposer = () => document.activeElement === document.body && this.input.focus();
+      window.addEventListener('focus', toComposer);
+      if (document.hasFocus()) toComposer();
+    }
     this.input.placeholder = `Message ${this.config.name}…`;
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();

@@ -122,8 +122,10 @@ function boot(): void {
     if (!host || !launcher || !panel) return;
     if (!host.isConnected) document.body.append(host); // a single-page app replaced the body's content
     if (open && !frame) {
-      frame = node('iframe', { title, src: frameUrl() });
-      panel.append(frame);
+      const created = node('iframe', { title, src: frameUrl() });
+      // Focusing a frame whose document does not exist yet is lost: focus it again once loaded.
+      created.addEventListener('load', () => wantOpen && document.activeElement === host && created.contentWindow?.focus(), { once: true });
+      panel.append((frame = created));
     }
     panel.hidden = !open;
     launcher.setAttribute('aria-expanded', String(open));
