@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDb, type Db } from '../../db/connect';
+import { migrateLatest } from '../../db/migrate';
+import { createRepositories, type Repositories } from '../../db/repositories';
+import { randomToken } from '../../domain/ids';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
+import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { cliEntry, repoRoot } from './cli';
+
+/** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */
+export type Proc = ChildProcess & { output: () => string };
+
+/**
+ * A whole deployment on this machine that a fault test may break piece by piece: its own
+ * PostgreSQL (embedded, restartable on the same data and port), its own Temporal dev server
+ * (history in a file, so a restart keeps every run), and the API and worker as real processes.
+ */
+export interface FaultStack {
+  env: Record<string, string>;
+  apiURL: string;
+  db: Db;
+  repos: Repositories;
+  api: Proc;
+  worker: Proc;
+  startApi(): Promise<Proc>;
+  startWorker(): Promise<Proc>;
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  stopTemporal(): Promise<void>;
+  startTemporal(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded). */
+export function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string): Promise<Proc> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliEntry, command], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`${command} did not start in 60 s:\n${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output = (output + d.toString()).slice(-200_000);
+      if (output.includes(ready)) {
+        clearTimeout(timer);
+        resolve(Object.assign(child, { output: () => output }));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${code ?? signal}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+export function kill(proc: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill(signal);
+  });
+}
+
+export async function startFaultStack(opts: { temporalCliPath: string; extraEnv?: Record<string, string>; log?: (line: string) => void }): Promise<FaultStack> {
+  const log = opts.log ?? (() => undefined);
+  const dir = await mkdtemp(path.join(tmpdir(), 'ha-faults-'));
+  const [pgPort, temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  let pg: EmbeddedPostgresHandle | undefined = await startEmbeddedPostgres({ dataDir: dir, port: pgPort, log });
+  const dbFile = path.join(dir, 'temporal.sqlite');
+  const startDevServer = () => startTemporalDevServer({ cliPath: opts.temporalCliPath, port: temporalPort, uiPort, dbFile, namespace: 'default', log });
+  let temporal: DevServerHandle | undefined = await startDevServer();
+  const db = createDb({ url: pg.url, poolMax: 5 });
+  await migrateLatest(db);
+
+  const env: Record<string, string> = {
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    HOST: '127.0.0.1',
+    PORT: String(apiPort),
+    URL_SIGNING_KEY: randomToken(40),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    MODEL_STANDARD: 'local:offline',
+    MODEL_PREMIUM: 'local:offline',
+    LOG_LEVEL: 'warn',
+    ...opts.extraEnv,
+  };
+  const startApi = () => spawnProcess('api', env, 'API listening');
+  const startWorker = () => spawnProcess('worker', env, 'worker polling');
+  const [api, worker] = await Promise.all([startApi(), startWorker()]);
+
+  const stack: FaultStack = {
+    env,
+    apiURL: `http://127.0.0.1:${apiPort}`,
+    db,
+    repos: createRepositories(db),
+    api,
+    worker,
+    startApi: async () => (stack.api = await startApi()),
+    startWorker: async () => (stack.worker = await startWorker()),
+    async stopPostgres() {
+      await pg?.stop();
+      pg = undefined;
+    },
+    async startPostgres() {
+      pg = await startEmbeddedPostgres({ dataDir: dir, port: pgPort, log });
+    },
+    async stopTemporal() {
+      await temporal?.stop();
+      temporal = undefined;
+    },
+    async startTemporal() {
+      temporal = await startDevServer();
+    },
+    async close() {
+      await Promise.all([kill(stack.api), kill(stack.worker)]);
+      await db.destroy();
+      await temporal?.stop();
+      await pg?.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
