@@ -1,8 +1,12 @@
 # syntax=docker/dockerfile:1
 #
 # The Hosted Agents server image: one image, three roles chosen by the command
-# (`api`, `worker`, `migrate`; see cli/main.ts). There is no compile step: the CLI runs the
-# TypeScript sources through tsx (a runtime dependency), so the image carries sources, not dist/.
+# (`api`, `worker`, `migrate`; see cli/main.ts). The `build` stage compiles the server to
+# JavaScript and prebuilds the workflow bundle and the embed (`npm run build:embed` and
+# `npm run build:server`, the server's part of `npm run build`); the image starts from that
+# build/ (README: Start-up). The TypeScript sources are in the image too: bin/hosted-agents.js
+# compares them with build/ and would run them through tsx (a runtime dependency) if build/ were
+# missing or older.
 #
 #   docker build -t hosted-agents .
 #   docker run --rm -e DATABASE_URL=postgres://… -e TEMPORAL_ADDRESS=temporal:7233 hosted-agents migrate
@@ -24,6 +28,30 @@ COPY sdk/package.json ./sdk/package.json
 # are prebuilt for linux/glibc, so no compiler toolchain is needed here.
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
+
+# --- build: build/ (compiled server, workflow bundle) and embed/dist ---------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY sdk/package.json ./sdk/package.json
+# All dependencies: tsc (typescript) is a devDependency.
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY scripts ./scripts
+COPY cli ./cli
+COPY config ./config
+COPY api ./api
+COPY workers ./workers
+COPY workflows ./workflows
+COPY activities ./activities
+COPY db ./db
+COPY domain ./domain
+COPY infra ./infra
+COPY services ./services
+COPY embe[d] ./embed/
+# The SDK's build (the rest of `npm run build`) is not needed here: the server does not use it.
+RUN npm run build:embed && npm run build:server
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -49,6 +77,11 @@ COPY services ./services
 # `embed` may be empty (git does not keep empty folders); the wildcard lets the build go on
 # without it and copies its contents when it has any.
 COPY embe[d] ./embed/
+# What the image runs: the compiled server and workflow bundle (build/embed/dist links to
+# embed/dist). The sources above came from the same build context with the same mtimes, so
+# bin/build-state.js finds build/ fresh.
+COPY --from=build /app/embed/dist ./embed/dist
+COPY --from=build /app/build ./build
 
 # The only writable place: DATA_DIR for `hosted-agents start` (embedded mode). The production
 # roles keep no local state.

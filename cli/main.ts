@@ -1,11 +1,20 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/env';
 import { createLogger } from '../infra/logger';
-import * as admin from './commands/admin';
-import { migrateCommand } from './commands/migrate';
-import { apiCommand, workerCommand } from './commands/serve';
-import { startCommand } from './commands/start';
-import { temporalCliCommand } from './commands/temporal-cli';
+import type * as Admin from './commands/admin';
+import type * as Migrate from './commands/migrate';
+import type * as Serve from './commands/serve';
+import type * as Start from './commands/start';
+import type * as TemporalCli from './commands/temporal-cli';
+
+// Each command's module is loaded when that command runs, not at start: `api` then loads no
+// worker, activity or embedded-database code, and `worker` no HTTP server (README: Start-up).
+let adminModule: typeof Admin | undefined;
+const admin = () => (adminModule ??= require('./commands/admin') as typeof Admin);
+const migrate = () => require('./commands/migrate') as typeof Migrate;
+const serve = () => require('./commands/serve') as typeof Serve;
+const start = () => require('./commands/start') as typeof Start;
+const temporalCli = () => require('./commands/temporal-cli') as typeof TemporalCli;
 
 /** Operator-facing lines go to stderr so that `--json` output on stdout stays machine-readable. */
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -16,7 +25,7 @@ function fail(e: unknown): never {
     say(`configuration error: ${e.message}`);
     process.exit(2);
   }
-  if (e instanceof admin.CliError) {
+  if (adminModule && e instanceof adminModule.CliError) {
     say(`error: ${e.message}`);
     process.exit(e.exitCode);
   }
@@ -46,30 +55,30 @@ function adminAction<A extends unknown[]>(fn: (config: ReturnType<typeof loadCon
 const program = new Command('hosted-agents').description('Hosted Agents service and admin CLI').showHelpAfterError();
 
 program.command('start').description('everything in one process tree: embedded Postgres and Temporal unless configured, migrations, worker, API')
-  .action(action((config) => startCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => start().startCommand(config, createLogger(config.LOG_LEVEL), say)));
 program.command('api').description('the HTTP API (needs DATABASE_URL and TEMPORAL_ADDRESS)')
-  .action(action((config) => apiCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => serve().apiCommand(config, createLogger(config.LOG_LEVEL), say)));
 program.command('worker').description('a worker on the turns and ops task queues (needs DATABASE_URL and TEMPORAL_ADDRESS)')
-  .action(action((config) => workerCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => serve().workerCommand(config, createLogger(config.LOG_LEVEL), say)));
 program.command('migrate').description('apply database migrations; register search attributes when TEMPORAL_ADDRESS is set')
-  .action(adminAction((config) => migrateCommand(config, say)));
+  .action(adminAction((config) => migrate().migrateCommand(config, say)));
 program.command('temporal-cli').description('find, download or build the Temporal CLI (dev server) ahead of time; prints its path')
-  .action(adminAction((config) => temporalCliCommand(config, say, print)));
+  .action(adminAction((config) => temporalCli().temporalCliCommand(config, say, print)));
 
 const workspace = program.command('workspace').description('manage workspaces');
 workspace.command('create').requiredOption('--name <name>').requiredOption('--credits <n>').option('--json')
-  .action(adminAction((config, opts: { name: string; credits: string; json?: boolean }) => admin.workspaceCreate(config, say, print, opts)));
+  .action(adminAction((config, opts: { name: string; credits: string; json?: boolean }) => admin().workspaceCreate(config, say, print, opts)));
 workspace.command('list').option('--json')
-  .action(adminAction((config, opts: { json?: boolean }) => admin.workspaceList(config, say, print, opts)));
+  .action(adminAction((config, opts: { json?: boolean }) => admin().workspaceList(config, say, print, opts)));
 workspace.command('credits').argument('<id>').requiredOption('--add <n>', 'credits to add (negative to remove)').option('--json')
-  .action(adminAction((config, id: string, opts: { add: string; json?: boolean }) => admin.workspaceCredits(config, say, print, id, opts)));
+  .action(adminAction((config, id: string, opts: { add: string; json?: boolean }) => admin().workspaceCredits(config, say, print, id, opts)));
 
 const key = program.command('key').description('manage API keys');
 key.command('create').requiredOption('--workspace <id>').option('--json')
-  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin.keyCreate(config, say, print, opts)));
+  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyCreate(config, say, print, opts)));
 key.command('list').requiredOption('--workspace <id>').option('--json')
-  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin.keyList(config, say, print, opts)));
+  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyList(config, say, print, opts)));
 key.command('revoke').argument('<keyId>').option('--json')
-  .action(adminAction((config, id: string, opts: { json?: boolean }) => admin.keyRevoke(config, say, print, id, opts)));
+  .action(adminAction((config, id: string, opts: { json?: boolean }) => admin().keyRevoke(config, say, print, id, opts)));
 
 program.parseAsync(process.argv).catch(fail);

@@ -1,15 +1,34 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { activityDepsFromConfig, createActivities } from '../activities';
-import { startApiServer } from '../api/server';
-import { TurnEventHub } from '../api/sse/event-hub';
+import type * as ActivitiesModule from '../activities';
+import type * as ApiServerModule from '../api/server';
+import type * as EventHubModule from '../api/sse/event-hub';
 import type { Config } from '../config/env';
 import { createDb, type Db } from '../db/connect';
-import { createRepositories } from '../db/repositories';
+import type * as RepositoriesModule from '../db/repositories';
 import type { Logger } from '../infra/logger';
 import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
-import { installTemporalRuntime } from '../infra/temporal-runtime';
-import { startWorkers } from '../workers/worker';
+import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
+import type * as WorkerModule from '../workers/worker';
+
+// Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
+// loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
+const apiSide = () => ({
+  ...(require('../api/server') as typeof ApiServerModule),
+  ...(require('../api/sse/event-hub') as typeof EventHubModule),
+  ...(require('../db/repositories') as typeof RepositoriesModule),
+});
+const workerSide = () => ({
+  ...(require('../activities') as typeof ActivitiesModule),
+  ...(require('../infra/temporal-runtime') as typeof TemporalRuntimeModule),
+  ...(require('../workers/worker') as typeof WorkerModule),
+});
+
+/** Loads both sides now (`start` runs both, and loads them before it waits on anything). */
+export function preloadRuntime(): void {
+  apiSide();
+  workerSide();
+}
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -22,6 +41,7 @@ export async function runApi(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable & { port: number }> {
+  const { startApiServer, TurnEventHub, createRepositories } = apiSide();
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
@@ -62,6 +82,7 @@ export async function runWorker(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable> {
+  const { activityDepsFromConfig, createActivities, installTemporalRuntime, startWorkers } = workerSide();
   installTemporalRuntime(opts.logger);
   const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   let connection: NativeConnection | undefined;

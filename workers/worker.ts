@@ -1,4 +1,13 @@
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  bundleWorkflowCode,
+  type NativeConnection,
+  Worker,
+  type WorkflowBundleOption,
+  type WorkflowBundlePath,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { workerIdentity } from './identity';
 
@@ -20,9 +29,36 @@ export interface WorkerSet {
 }
 
 
-/** Bundles the deterministic workflow code once; both task queues run the same bundle. */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundlerLogger });
+/**
+ * Bundles the deterministic workflow code once; both task queues run the same bundle. `npm run
+ * build` calls this too (with the TypeScript sources' path) and writes the bundle to a file.
+ */
+export function bundleWorkflows(workflowsPath = require.resolve('../workflows')): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+/** Where `npm run build` (scripts/build-server.js) puts the bundle and what it records about it. */
+export const PREBUILT_BUNDLE_FILE = 'workflow-bundle.js';
+export const BUILD_INFO_FILE = 'build-info.json';
+
+/**
+ * The workflow bundle prebuilt by `npm run build`, when this module is the compiled one in
+ * build/workers/ (bin/hosted-agents.js runs build/ only when it is not older than the sources, and
+ * the bundle is part of the same build) and the bundle was made by the @temporalio/worker version
+ * installed now (Temporal requires the same version at bundling and at Worker.create). Otherwise
+ * undefined: the caller bundles, as running from the sources always does.
+ */
+export function prebuiltWorkflowBundle(): WorkflowBundlePath | undefined {
+  if (!__filename.endsWith('.js')) return undefined;
+  const buildDir = path.resolve(__dirname, '..');
+  try {
+    const info = JSON.parse(readFileSync(path.join(buildDir, BUILD_INFO_FILE), 'utf8')) as { temporalWorkerVersion?: string };
+    const installed = (JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
+    const codePath = path.join(buildDir, PREBUILT_BUNDLE_FILE);
+    return info.temporalWorkerVersion === installed && existsSync(codePath) ? { codePath } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const noop = () => undefined;
@@ -34,7 +70,7 @@ const quietBundlerLogger = {
 
 /** Polls the `turns` and `ops` task queues (ARCHITECTURE.md: how it scales past one machine). */
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
-  const workflowBundle = opts.workflowBundle ?? (await bundleWorkflows());
+  const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle() ?? (await bundleWorkflows());
   const identity = workerIdentity();
   const workers = await Promise.all(
     [opts.taskQueues.turns, opts.taskQueues.ops].map((taskQueue) =>
@@ -45,6 +81,10 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         identity,
         workflowBundle,
         activities: opts.activities,
+        // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
+        // that worker was killed, the task waits there this long before any worker may take it:
+        // Temporal's 10 s default is most of a turn's recovery after a SIGKILL (bench:recovery).
+        stickyQueueScheduleToStartTimeout: '2 seconds',
       }),
     ),
   );

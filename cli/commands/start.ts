@@ -6,7 +6,7 @@ import { createRepositories } from '../../db/repositories';
 import { ensureKeyFile } from '../../infra/key-file';
 import type { Logger } from '../../infra/logger';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
-import { runApi, runWorker, type Stoppable } from '../runtime';
+import { preloadRuntime, runApi, runWorker, type Stoppable } from '../runtime';
 import { openDatabase, openTemporal, type Say } from '../services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
@@ -28,6 +28,9 @@ async function prepareDatabase(url: string, config: Config, say: Say) {
  * all in one process tree that stops cleanly on SIGINT/SIGTERM.
  */
 export async function startCommand(given: Config, logger: Logger, say: Say): Promise<void> {
+  // This process runs the worker and the API: their code loads now, while nothing else competes
+  // for the CPU (the `api` and `worker` commands load only their own side).
+  preloadRuntime();
   await mkdir(given.dataDir, { recursive: true });
   // Keys an operator sets in production are made once and kept in DATA_DIR here.
   const config: Config = {
