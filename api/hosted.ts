@@ -148,9 +148,10 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
     const site = /^agt_[0-9a-z]{1,60}$/.test(agentId) ? await deps.deployments.servedById({ agentId }) : undefined;
     await page(ctx, site);
   });
-  router.get('/', async (ctx, next) => {
-    if (!ctx.state.site) return next();
-    await page(ctx, ctx.state.site);
+  router.get('/', async (ctx) => {
+    if (ctx.state.site) return page(ctx, ctx.state.site);
+    // The API's own root (the address `npm start` prints): say where things are rather than 404.
+    ctx.body = { service: 'hosted-agents', openapi: '/v1/openapi.json', health: '/healthz', readiness: '/readyz', embed: '/embed/v1.js' };
   });
   return router;
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/env';
 import { createLogger } from '../infra/logger';
@@ -52,7 +54,30 @@ function adminAction<A extends unknown[]>(fn: (config: ReturnType<typeof loadCon
   };
 }
 
-const program = new Command('hosted-agents').description('Hosted Agents service and admin CLI').showHelpAfterError();
+/** The package's version: package.json is one folder up from the sources, two from build/cli/. */
+function packageVersion(): string {
+  for (const up of ['..', '../..']) {
+    try {
+      return (JSON.parse(readFileSync(path.join(__dirname, up, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      // not there: try the next level
+    }
+  }
+  return 'unknown';
+}
+const version = packageVersion();
+
+const json = '--json';
+const jsonHelp = 'print the answer as JSON on stdout (for scripts)';
+
+const program = new Command('hosted-agents')
+  .description('Hosted Agents: the service (start, api, worker, migrate) and its admin verbs')
+  .version(version, '-v, --version', 'print the version and exit')
+  .helpOption('-h, --help', 'show help for a command')
+  .showHelpAfterError()
+  // Usage errors (unknown command or option, missing argument) exit 2, as the README says;
+  // --help and --version exit 0.
+  .exitOverride((err) => process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2));
 
 program.command('start').description('everything in one process tree: embedded Postgres and Temporal unless configured, migrations, worker, API')
   .action(action((config) => start().startCommand(config, createLogger(config.LOG_LEVEL), say)));
@@ -65,20 +90,25 @@ program.command('migrate').description('apply database migrations; register sear
 program.command('temporal-cli').description('find, download or build the Temporal CLI (dev server) ahead of time; prints its path')
   .action(adminAction((config) => temporalCli().temporalCliCommand(config, say, print)));
 
-const workspace = program.command('workspace').description('manage workspaces');
-workspace.command('create').requiredOption('--name <name>').requiredOption('--credits <n>').option('--json')
+const workspace = program.command('workspace').description('manage workspaces (DATABASE_URL, else the embedded database in DATA_DIR)');
+workspace.command('create').description('create a workspace and its first API key (shown once)')
+  .requiredOption('--name <name>', 'the workspace name').requiredOption('--credits <n>', 'starting credit balance (a number, may be fractional)').option(json, jsonHelp)
   .action(adminAction((config, opts: { name: string; credits: string; json?: boolean }) => admin().workspaceCreate(config, say, print, opts)));
-workspace.command('list').option('--json')
+workspace.command('list').description('every workspace with its balance').option(json, jsonHelp)
   .action(adminAction((config, opts: { json?: boolean }) => admin().workspaceList(config, say, print, opts)));
-workspace.command('credits').argument('<id>').requiredOption('--add <n>', 'credits to add (negative to remove)').option('--json')
+workspace.command('credits').description("change a workspace's balance")
+  .argument('<id>', 'workspace id (ws_…)').requiredOption('--add <n>', 'credits to add (negative to remove)').option(json, jsonHelp)
   .action(adminAction((config, id: string, opts: { add: string; json?: boolean }) => admin().workspaceCredits(config, say, print, id, opts)));
 
-const key = program.command('key').description('manage API keys');
-key.command('create').requiredOption('--workspace <id>').option('--json')
+const key = program.command('key').description('manage API keys (stored as SHA-256; a key is shown once)');
+key.command('create').description('a new API key for a workspace, shown once')
+  .requiredOption('--workspace <id>', 'workspace id (ws_…)').option(json, jsonHelp)
   .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyCreate(config, say, print, opts)));
-key.command('list').requiredOption('--workspace <id>').option('--json')
+key.command('list').description("a workspace's keys: ids, prefixes, creation and revocation times, never key text")
+  .requiredOption('--workspace <id>', 'workspace id (ws_…)').option(json, jsonHelp)
   .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyList(config, say, print, opts)));
-key.command('revoke').argument('<keyId>').option('--json')
+key.command('revoke').description('revoke a key: it answers 401 from then on')
+  .argument('<keyId>', 'key id (key_…), from key list').option(json, jsonHelp)
   .action(adminAction((config, id: string, opts: { json?: boolean }) => admin().keyRevoke(config, say, print, id, opts)));
 
 program.parseAsync(process.argv).catch(fail);

@@ -70,6 +70,24 @@ describe('admin CLI', () => {
     assert.equal(unknownKey.code, 1);
   });
 
+  it('--help on every command, --version, and exit code 2 for usage errors', async () => {
+    const version = await runCli(['--version'], env);
+    assert.equal(version.code, 0);
+    assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+/);
+    for (const args of [['--help'], ['workspace', 'create', '--help'], ['key', 'revoke', '--help'], ['start', '--help']]) {
+      const help = await runCli(args, env);
+      assert.equal(help.code, 0, args.join(' '));
+      assert.match(help.stdout, /Usage: hosted-agents/);
+    }
+    const create = await runCli(['workspace', 'create', '--help'], env);
+    assert.match(create.stdout, /--credits <n>\s+starting credit balance/, 'options are described');
+    for (const args of [['frobnicate'], ['workspace', 'create', '--name', 'x'], ['key', 'revoke'], ['workspace', 'list', '--colour']]) {
+      const r = await runCli(args, env);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^error: /);
+    }
+  });
+
   it('a bad environment value stops the command with one line naming the variable', async () => {
     const r = await runCli(['workspace', 'list'], { ...env, PORT: 'eighty' });
     assert.equal(r.code, 2);
