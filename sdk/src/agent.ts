@@ -2,6 +2,7 @@ import { type AgentConversation, ConversationHandle, toConversation } from './co
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import { AgentKnowledge } from './knowledge.js';
+import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
 import type {
@@ -14,7 +15,6 @@ import type {
   UpdateAgentFields,
   Workflow,
 } from './types.js';
-import type { CallOptions } from './workspace.js';
 
 /** Options of `agent.get()`. */
 export interface GetAgentOptions extends CallOptions {

@@ -1,9 +1,9 @@
 import { type Agent, toAgent } from './agent.js';
 import type { HttpClient } from './http.js';
 import { ServiceError } from './errors.js';
+import type { CallOptions } from './options.js';
 import { bodyId, segment } from './paths.js';
 import type { AgentRecord, CreateAgentFields, ProdDeployment, TestDeployment, VersionItem } from './types.js';
-import type { CallOptions } from './workspace.js';
 
 /**
  * The workspace's agents (`ws.agents`): creating and listing them, and publishing them

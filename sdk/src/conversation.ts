@@ -1,6 +1,7 @@
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
 import { ServiceError } from './errors.js';
 import type { Bytes, HttpClient } from './http.js';
+import type { CallOptions } from './options.js';
 import { filePath, segment } from './paths.js';
 import { withRecord } from './records.js';
 import { Turn } from './turn.js';
@@ -15,7 +16,6 @@ import type {
   Message,
   ProjectConversationRecord,
 } from './types.js';
-import type { CallOptions } from './workspace.js';
 
 /** Options of `conversation.ask(text, options)`. */
 export interface AskOptions {

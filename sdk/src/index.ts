@@ -14,7 +14,7 @@ export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';
 export { AgentKnowledge } from './knowledge.js';
 export { loadWorkflows } from './load-workflows.js';
-export { DEFAULT_BASE_URL, DEFAULT_RESUME_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ServiceOptions } from './options.js';
+export { type CallOptions, DEFAULT_BASE_URL, DEFAULT_RESUME_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ServiceOptions } from './options.js';
 export { type Project, ProjectHandle } from './project.js';
 export { ProjectsResource } from './projects.js';
 export { Service, type ServiceConstructor } from './service.js';
@@ -65,4 +65,4 @@ export type {
   Workflow,
   Workspace,
 } from './types.js';
-export { type CallOptions, WorkspaceClient } from './workspace.js';
+export { WorkspaceClient } from './workspace.js';

@@ -49,6 +49,15 @@ export interface ServiceOptions {
   resumeTimeout?: number;
 }
 
+/**
+ * Options every call accepts. Kept here, beside the service's options, rather than with a
+ * resource class: every resource file imports it, and `workspace.ts` imports every resource.
+ */
+export interface CallOptions {
+  /** Aborts the call; it then rejects with a `ServiceError` of code `aborted`. */
+  signal?: AbortSignal;
+}
+
 /** Options after defaults are applied; what the HTTP layer works with. */
 export interface ResolvedOptions {
   apiKey: string | undefined;

@@ -2,16 +2,11 @@ import { AgentHandle } from './agent.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
 import type { HttpClient } from './http.js';
+import type { CallOptions } from './options.js';
 import { ProjectHandle } from './project.js';
 import { ProjectsResource } from './projects.js';
 import { Turn } from './turn.js';
 import type { Workspace } from './types.js';
-
-/** Options every call accepts. */
-export interface CallOptions {
-  /** Aborts the call; it then rejects with a `ServiceError` of code `aborted`. */
-  signal?: AbortSignal;
-}
 
 /**
  * Handle to the caller's workspace (the one the API key belongs to); what `new Service()` and
