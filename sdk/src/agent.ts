@@ -5,16 +5,10 @@ import { AgentKnowledge } from './knowledge.js';
 import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
-import type {
-  AgentConversationRecord,
-  AgentRecord,
-  AttachInput,
-  BindInput,
-  ConnectionStatus,
-  Trigger,
-  UpdateAgentFields,
-  Workflow,
-} from './types.js';
+import type { AgentRecord, UpdateAgentFields, Workflow } from './types/agent.js';
+import type { AgentConversationRecord } from './types/conversation.js';
+import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
+import type { Trigger } from './types/trigger.js';
 
 /** Options of `agent.get()`. */
 export interface GetAgentOptions extends CallOptions {

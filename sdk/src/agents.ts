@@ -3,7 +3,8 @@ import type { HttpClient } from './http.js';
 import { ServiceError } from './errors.js';
 import type { CallOptions } from './options.js';
 import { bodyId, segment } from './paths.js';
-import type { AgentRecord, CreateAgentFields, ProdDeployment, TestDeployment, VersionItem } from './types.js';
+import type { AgentRecord, CreateAgentFields } from './types/agent.js';
+import type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
 
 /**
  * The workspace's agents (`ws.agents`): creating and listing them, and publishing them

@@ -1,4 +1,4 @@
-import type { Attachment } from './types.js';
+import type { Attachment } from './types/conversation.js';
 
 /** Bytes per `String.fromCharCode` call: well under engines' argument limits. */
 const CHUNK = 0x8000;

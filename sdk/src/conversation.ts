@@ -5,17 +5,9 @@ import type { CallOptions } from './options.js';
 import { filePath, segment } from './paths.js';
 import { withRecord } from './records.js';
 import { Turn } from './turn.js';
-import type {
-  AgentConversationRecord,
-  AttachInput,
-  Attachment,
-  BindInput,
-  ConnectionStatus,
-  ConversationRecord,
-  FileEntry,
-  Message,
-  ProjectConversationRecord,
-} from './types.js';
+import type { AgentConversationRecord, Attachment, ConversationRecord, Message, ProjectConversationRecord } from './types/conversation.js';
+import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
+import type { FileEntry } from './types/file.js';
 
 /** Options of `conversation.ask(text, options)`. */
 export interface AskOptions {

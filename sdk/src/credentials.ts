@@ -1,6 +1,6 @@
 import { ServiceError } from './errors.js';
 import type { HttpClient } from './http.js';
-import type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types.js';
+import type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
 
 /**
  * The requests behind `bind`, `attach`, `connections` and `authorize`, shared by agents and

@@ -21,48 +21,35 @@ export { Service, type ServiceConstructor } from './service.js';
 export { readSSE, type SSEMessage } from './sse.js';
 export { Turn } from './turn.js';
 export type {
-  AgentConversationRecord,
   AgentRecord,
-  AttachInput,
-  Attachment,
-  BindInput,
   BuiltInToolName,
-  ChatTrigger,
   Connection,
-  ConnectionInput,
-  ConnectionStatus,
-  ConversationRecord,
   CreateAgentFields,
-  CreateProjectFields,
-  FileEntry,
   Filesystem,
   Grade,
   HttpTool,
   HttpToolParam,
-  IntervalTrigger,
   McpServer,
-  Member,
-  Message,
   Parameter,
-  ProdDeployment,
-  ProjectConversationRecord,
-  ProjectRecord,
-  Requirement,
   Role,
-  ScheduleTrigger,
   Scope,
   Secret,
-  SecretsInput,
-  Step,
-  StepKind,
-  TestDeployment,
-  Trigger,
-  TurnEvent,
   UpdateAgentFields,
-  UpdateProjectFields,
-  VersionItem,
-  WebhookTrigger,
   Workflow,
-  Workspace,
-} from './types.js';
+} from './types/agent.js';
+export type {
+  AgentConversationRecord,
+  Attachment,
+  ConversationRecord,
+  Message,
+  ProjectConversationRecord,
+  Requirement,
+} from './types/conversation.js';
+export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
+export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
+export type { FileEntry } from './types/file.js';
+export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
+export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, WebhookTrigger } from './types/trigger.js';
+export type { Step, StepKind, TurnEvent } from './types/turn-event.js';
+export type { Workspace } from './types/workspace.js';
 export { WorkspaceClient } from './workspace.js';

@@ -1,7 +1,7 @@
 import type { Bytes, HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { filePath, segment } from './paths.js';
-import type { FileEntry } from './types.js';
+import type { FileEntry } from './types/file.js';
 
 /**
  * The knowledge file space of one agent (`agent.knowledge`): files the agent searches with the

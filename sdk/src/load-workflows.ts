@@ -1,4 +1,4 @@
-import type { Workflow } from './types.js';
+import type { Workflow } from './types/agent.js';
 
 /** The parts of `node:fs/promises` used here (the SDK compiles without Node's types). */
 interface NodeFs {

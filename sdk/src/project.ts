@@ -2,7 +2,7 @@ import type { HttpClient, RequestOptions } from './http.js';
 import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
-import type { ProjectRecord, UpdateProjectFields } from './types.js';
+import type { ProjectRecord, UpdateProjectFields } from './types/project.js';
 
 /**
  * Methods on one project, bound to its id. `ws.project(projectId)` builds one without any

@@ -1,7 +1,7 @@
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { type Project, toProject } from './project.js';
-import type { CreateProjectFields, ProjectRecord } from './types.js';
+import type { CreateProjectFields, ProjectRecord } from './types/project.js';
 
 /** The workspace's projects (`ws.projects`). For one project, use `ws.project(projectId)`. */
 export class ProjectsResource {

@@ -2,7 +2,8 @@ import { ServiceError, withTurnId } from './errors.js';
 import type { HttpClient } from './http.js';
 import { segment } from './paths.js';
 import { readSSE } from './sse.js';
-import type { Attachment, TurnEvent } from './types.js';
+import type { Attachment } from './types/conversation.js';
+import type { TurnEvent } from './types/turn-event.js';
 
 /**
  * @internal The waits between attempts to resume a broken event stream. The n-th wait since the

@@ -6,7 +6,7 @@ import type { CallOptions } from './options.js';
 import { ProjectHandle } from './project.js';
 import { ProjectsResource } from './projects.js';
 import { Turn } from './turn.js';
-import type { Workspace } from './types.js';
+import type { Workspace } from './types/workspace.js';
 
 /**
  * Handle to the caller's workspace (the one the API key belongs to); what `new Service()` and

@@ -1,0 +1,48 @@
+/** The events of a turn. The server's schemas are in `domain/turn-events.ts`. */
+
+/** Kind of work a progress step stands for. */
+export type StepKind = 'read' | 'write' | 'edit' | 'search' | 'shell' | 'web' | 'data' | 'task' | 'plan' | 'other';
+
+/** One step of an agent's progress within a turn. */
+export interface Step {
+  /** Step id, stable across progress events of one turn. */
+  id: string;
+  /** Short human-readable description. */
+  label: string;
+  /** What kind of work the step is. */
+  kind: StepKind;
+  /** Where the step is. */
+  status: 'active' | 'done' | 'error';
+}
+
+/**
+ * One event of a turn, discriminated by `type`: exactly the spec's TurnEvent table. A turn's
+ * events end with exactly one `done` or `error`. A failure while iterating a turn (including
+ * one of the request itself) arrives as an `error` event, after which the iteration ends.
+ *
+ * - `start`: the turn exists on the service; `turnId` identifies it.
+ * - `progress`: the current list of steps (each event carries the whole list).
+ * - `tool`: a tool call started or ended (`ok` tells how it ended).
+ * - `text`: a piece of the reply; see `reset`.
+ * - `file`: the agent wrote the file at `path` in the conversation's file space.
+ * - `done`: the turn succeeded; `reply` is the whole reply.
+ * - `error`: the turn failed; `retryable` tells whether asking again may succeed.
+ */
+export type TurnEvent =
+  | { type: 'start'; turnId: string }
+  | { type: 'progress'; steps: Step[] }
+  | { type: 'tool'; name: string; state: 'start' | 'end'; ok?: boolean }
+  | {
+      type: 'text';
+      /** Text to append to the reply being shown. */
+      text: string;
+      /**
+       * When `true`: first drop the text received since the last `tool` event (or since the
+       * turn's start), then append `text`. Sent when a retried model call's output differs
+       * from what was already streamed. Absent otherwise.
+       */
+      reset?: true;
+    }
+  | { type: 'file'; path: string }
+  | { type: 'done'; reply: string }
+  | { type: 'error'; message: string; retryable: boolean };
