@@ -2,18 +2,11 @@ import { ServiceError, withTurnId } from './errors.js';
 import type { HttpClient } from './http.js';
 import { segment } from './paths.js';
 import { readSSE } from './sse.js';
+import { aborted, invalidResponse, toServiceError, turnFailed } from './turn-errors.js';
+import { parseEvent } from './turn-parse.js';
+import { follow, type ResumableStream } from './turn-resume.js';
 import type { Attachment } from './types/conversation.js';
 import type { TurnEvent } from './types/turn-event.js';
-
-/**
- * @internal The waits between attempts to resume a broken event stream. The n-th wait since the
- * last new event (n from 0) is drawn between half and all of `min(maxDelayMs, baseDelayMs * 2^n)`,
- * or is the service's `Retry-After` when that is longer. A reconnection whose answer has not
- * arrived after `connectMs` (or the rest of the `resumeTimeout` budget, if longer) counts as
- * failed. How long resuming goes on is the `resumeTimeout` option. Not part of the public API
- * (tests shorten the waits).
- */
-export const resumePolicy = { baseDelayMs: 250, maxDelayMs: 5000, connectMs: 10_000 };
 
 /** @internal What builds a `Turn`: `conversation.ask()` sends a message, `ws.turn(turnId)` follows a turn. */
 export type TurnRequest =
@@ -252,97 +245,15 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     return response;
   }
 
-  /**
-   * Reads `first` (the answer to the POST; none for `ws.turn(turnId)`, which connects at once)
-   * and resumes the stream until the turn's last event arrives or the `resumeTimeout` budget is
-   * spent. The budget counts the time without a connection since the last new event.
-   */
+  /** Reads the first answer (none for `ws.turn(turnId)`) and resumes the stream until the turn's last event (see turn-resume.ts). */
   async #follow(first: Response | undefined, signal: AbortSignal): Promise<void> {
-    const budget = this.#http.resumeTimeout;
-    let response = first;
-    let connectNow = first === undefined;
-    let attempt = 0; // failed reconnections since the last new event
-    let spent = 0; // ms without a connection since the last new event, before `lostAt`
-    let lostAt = Date.now(); // when the current time without a connection began
-    let cause: unknown; // why the last connection ended or the last reconnection failed
-    let retryAfter: number | undefined; // seconds, from the last failed reconnection
-    for (;;) {
-      if (response !== undefined) {
-        const before = this.#received;
-        try {
-          if (await this.#read(response, signal)) return;
-          cause = undefined;
-        } catch (error) {
-          if (error instanceof ServiceError) throw error; // an invalid event: resuming would not help
-          cause = error;
-        }
-        if (this.#received > before) {
-          attempt = 0;
-          spent = 0;
-        }
-        lostAt = Date.now();
-        response = undefined;
-      }
-      if (signal.aborted) throw aborted(signal);
-      const turnId = this.#turnId;
-      if (turnId === undefined) {
-        // Not resumable without the id (the answer had no X-Turn-Id, e.g. a proxy dropped it).
-        throw broken('the connection closed before the turn started', cause, notStartedAdvice);
-      }
-      const remaining = budget - spent - (Date.now() - lostAt);
-      if (!connectNow) {
-        const waitAfter = retryAfter === undefined ? 0 : retryAfter * 1000;
-        if (remaining <= 0 || waitAfter > remaining) throw gaveUp(turnId, budget, cause);
-        const cap = Math.min(resumePolicy.maxDelayMs, resumePolicy.baseDelayMs * 2 ** Math.min(attempt, 30));
-        const backoff = cap / 2 + (Math.random() * cap) / 2;
-        const wait = waitAfter > 0 ? Math.max(waitAfter + Math.random() * resumePolicy.baseDelayMs, backoff) : backoff;
-        await sleep(Math.min(wait, remaining), signal);
-        if (signal.aborted) throw aborted(signal);
-        attempt++;
-      }
-      connectNow = false;
-      try {
-        const limit = Math.max(resumePolicy.connectMs, budget - spent - (Date.now() - lostAt));
-        response = await this.#connect(turnId, signal, limit);
-        spent += Date.now() - lostAt;
-        retryAfter = undefined;
-      } catch (error) {
-        if (signal.aborted) throw aborted(signal);
-        if (!(error instanceof ServiceError && worthRetrying(error))) throw error; // e.g. 404 turn_not_found
-        cause = error;
-        retryAfter = error.retryAfter;
-      }
-    }
-  }
-
-  /**
-   * Opens `GET /v1/turns/:turnId/events` after the last event received (all of them when none
-   * was). Fails with a retryable `connection_error` when no answer arrives within `limitMs`.
-   */
-  async #connect(turnId: string, signal: AbortSignal, limitMs: number): Promise<Response> {
-    const path = `/v1/turns/${segment(turnId, 'turn id')}/events`;
-    const attempt = new AbortController();
-    const forward = () => attempt.abort(signal.reason);
-    signal.addEventListener('abort', forward, { once: true });
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      attempt.abort();
-    }, limitMs);
-    try {
-      const response = await this.#http.stream('GET', path, { headers: { 'Last-Event-ID': String(this.#lastSeq ?? 0) }, signal: attempt.signal });
-      // The body is read with the turn's signal (readSSE cancels it on abort): stop forwarding.
-      signal.removeEventListener('abort', forward);
-      return response;
-    } catch (error) {
-      signal.removeEventListener('abort', forward);
-      if (late && !signal.aborted) {
-        throw new ServiceError({ code: 'connection_error', status: 0, message: `no answer to the reconnection within ${seconds(limitMs)}`, cause: error });
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+    const stream: ResumableStream = {
+      read: (response, readSignal) => this.#read(response, readSignal),
+      received: () => this.#received,
+      turnId: () => this.#turnId,
+      lastSeq: () => this.#lastSeq,
+    };
+    await follow(this.#http, stream, first, signal);
   }
 
   /**
@@ -375,115 +286,4 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     }
     return false;
   }
-}
-
-/** The error an `error` event rejects the awaited turn with. */
-function turnFailed(event: Extract<TurnEvent, { type: 'error' }>): ServiceError {
-  return new ServiceError({ code: 'turn_failed', status: event.retryable ? 500 : 400, retryable: event.retryable, message: event.message });
-}
-
-function aborted(signal: AbortSignal): ServiceError {
-  return new ServiceError({ code: 'aborted', status: 0, retryable: false, message: 'the turn was aborted', cause: signal.reason });
-}
-
-function broken(message: string, cause: unknown, advice = ''): ServiceError {
-  const detail = cause instanceof Error ? `: ${describe(cause)}` : '';
-  return new ServiceError({ code: 'connection_error', status: 0, retryable: true, message: `${message}${detail}${advice}`, cause });
-}
-
-/**
- * The error of a turn whose stream could not be resumed within the budget: it says that the
- * turn may still complete and how to get its outcome.
- */
-function gaveUp(turnId: string, budget: number, cause: unknown): ServiceError {
-  const detail = cause instanceof Error ? `; last failure: ${describe(cause)}` : '';
-  const how = budget > 0 ? `could not resume it within ${seconds(budget)} (the resumeTimeout option${detail})` : `did not resume it (the resumeTimeout option is 0${detail})`;
-  return new ServiceError({
-    code: 'connection_error',
-    status: 0,
-    retryable: true,
-    turnId,
-    cause,
-    message:
-      `lost the event stream of turn ${turnId} and ${how}. ` +
-      `The turn may still complete on the service: get its outcome with ws.turn('${turnId}'), which replays its events and reply ` +
-      `(GET /v1/turns/${turnId}/events); asking again would start a new turn`,
-  });
-}
-
-/** What a caller whose turn broke before its id was known can do. */
-const notStartedAdvice =
-  '. If the service accepted the turn, asking again while it runs is refused with 409 turn_in_progress naming it ' +
-  '(error.turnId, for ws.turn(turnId)), and conversation.messages() shows its reply once it ends';
-
-/** Whether a failed reconnection may succeed later: no answer, 408, 429 and 5xx; not an abort. */
-function worthRetrying(error: ServiceError): boolean {
-  if (error.code === 'aborted') return false;
-  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
-}
-
-/** An error's message, with its cause's for a low-level one (fetch's `terminated (other side closed)`). */
-function describe(error: Error): string {
-  return !(error instanceof ServiceError) && error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
-}
-
-/** `ms` as seconds for messages: `180 s`, `0.3 s`. */
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))} s`;
-}
-
-function invalidResponse(status: number, what: string, cause?: unknown): ServiceError {
-  return new ServiceError({ code: 'invalid_response', status, retryable: false, message: `the service answered the turn with something that is not ${what}`, cause });
-}
-
-function toServiceError(error: unknown, signal: AbortSignal): ServiceError {
-  if (error instanceof ServiceError) return error;
-  if (signal.aborted) return aborted(signal);
-  return broken('the turn failed', error);
-}
-
-/** Waits `ms`, or less if `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-type Fields = Record<string, unknown>;
-
-const isString = (value: unknown): value is string => typeof value === 'string';
-
-/** Field checks of each known event type; an event failing them is an invalid answer. */
-const shapes: Record<TurnEvent['type'], (event: Fields) => boolean> = {
-  start: (e) => isString(e.turnId),
-  progress: (e) => Array.isArray(e.steps),
-  tool: (e) => isString(e.name) && (e.state === 'start' || e.state === 'end') && (e.ok === undefined || typeof e.ok === 'boolean'),
-  text: (e) => isString(e.text) && (e.reset === undefined || e.reset === true),
-  file: (e) => isString(e.path),
-  done: (e) => isString(e.reply),
-  error: (e) => isString(e.message) && typeof e.retryable === 'boolean',
-};
-
-/** The TurnEvent in an SSE `data` field; `undefined` for a type this SDK does not know. */
-function parseEvent(data: string, status: number): TurnEvent | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (cause) {
-    throw invalidResponse(status, 'JSON event data', cause);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !isString((value as Fields).type)) {
-    throw invalidResponse(status, 'an event object with a type');
-  }
-  const event = value as Fields;
-  const type = event.type as string;
-  if (!Object.hasOwn(shapes, type)) return undefined;
-  if (!shapes[type as TurnEvent['type']](event)) throw invalidResponse(status, `a valid ${type} event`);
-  return event as unknown as TurnEvent;
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_RESUME_TIMEOUT_MS, Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
 import { resolveOptions } from '../../sdk/src/options';
-import { resumePolicy } from '../../sdk/src/turn';
+import { resumePolicy } from '../../sdk/src/turn-resume';
 import { clientGone, failure, type Handler, json, openEventStream, type Received, sseEvent, within, writeThenDrop } from './sdk-test-server';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
-import { resumePolicy } from '../../sdk/src/turn';
+import { resumePolicy } from '../../sdk/src/turn-resume';
 import {
   clientGone,
   failure,
