@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import * as agentDomain from '../../domain/agent';
+import * as conversationDomain from '../../domain/conversation';
+import * as credentialsDomain from '../../domain/credentials';
+import * as filePathDomain from '../../domain/file-path';
+import * as projectDomain from '../../domain/project';
+import * as publishingDomain from '../../domain/publishing';
+import * as triggerDomain from '../../domain/trigger';
+import * as turnEventsDomain from '../../domain/turn-events';
+import * as workspaceDomain from '../../domain/workspace';
+import type * as sdk from '../../sdk/src';
+
+/**
+ * The SDK's types (sdk/src/types/) are written by hand, with doc comments for its users; the
+ * server's are zod schemas (domain/). This file keeps the two from drifting apart:
+ *
+ * - at compile time (`tsc -p tsconfig.json`, which covers test/): every row of `rows` states that
+ *   an SDK type is exactly the type of a server schema, field for field, optional and nullable
+ *   included; a difference on either side is a type error naming the fields that differ;
+ * - at run time (mocha): the table leaves out no SDK type and no schema of the domain modules
+ *   the SDK talks to, unless `notCompared` or `serverOnly` says why.
+ *
+ * Records the service answers with are compared with the schema's output (`z.output`), fields
+ * the SDK sends with its input (`z.input`: a field with a server default is optional). A field
+ * optional on one side and required on the other is a difference; `x?: T` and
+ * `x?: T | undefined` are the same type here (tsconfig has no `exactOptionalPropertyTypes`).
+ * Where the SDK differs on purpose, the row says so and compares the SDK type as it goes on the
+ * wire: see `ConnectionWire`, `StartConversationOptions` and `AskOptions`.
+ */
+
+/** True when A and B are the same type, optional fields and `readonly` included. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+/** T with an intersection flattened into one object type (`UpdateAgentFields` is `Partial<…> & {…}`). */
+type Flat<T> = T extends object ? { [K in keyof T]: T[K] } : T;
+
+/** The fields of A and B that differ in type or optionality, or that only one of them has. */
+type DifferingFields<A, B> = {
+  [K in keyof A | keyof B]-?: K extends keyof A ? (K extends keyof B ? (Equal<Pick<A, K>, Pick<B, K>> extends true ? never : K) : K) : K;
+}[keyof A | keyof B];
+
+/** True for a union type (of objects or of literals), false otherwise. */
+type IsUnion<T, All = T> = T extends unknown ? ([All] extends [T] ? false : true) : never;
+
+/** The members of union A that are no member of union B. */
+type Unmatched<A, B> = A extends unknown ? (true extends (B extends unknown ? Equal<A, B> : never) ? never : A) : never;
+
+/** What a type error shows when A and B differ: the fields that differ, or for unions the members. */
+type Difference<A, B> = [IsUnion<A> | IsUnion<B>] extends [false]
+  ? { sdkAndServerDifferIn: DifferingFields<A, B> }
+  : { onlyInSdk: Unmatched<A, B>; onlyOnServer: Unmatched<B, A> };
+
+/**
+ * A row of the table: `schema` stands for the server type `Server`, which must be exactly `Sdk`.
+ * When they differ, the parameter's type becomes the `Difference`, which the type error shows.
+ */
+function same<Sdk, Server>(schema: Equal<Flat<Sdk>, Flat<Server>> extends true ? z.ZodType : Difference<Flat<Sdk>, Flat<Server>>): z.ZodType {
+  return schema as z.ZodType;
+}
+
+type Out<S extends z.ZodType> = z.output<S>;
+type In<S extends z.ZodType> = z.input<S>;
+type TriggerKind<K extends sdk.Trigger['kind']> = Extract<Out<typeof triggerDomain.triggerSchema>, { kind: K }>;
+
+/**
+ * The wire form of a connection value. Intended difference: the SDK's `expiresAt` also takes a
+ * `Date`, which it sends as its ISO string (sdk/src/credentials.ts); the server takes the string.
+ */
+type ConnectionWire = Flat<Omit<sdk.ConnectionInput, 'expiresAt'> & { expiresAt?: string }>;
+
+const { agentSchema } = agentDomain;
+
+/** SDK type name → the server schema it agrees with (checked by the compiler, see `same`). */
+const rows: Record<string, z.ZodType> = {
+  // The workspace.
+  Workspace: same<sdk.Workspace, Out<typeof workspaceDomain.workspaceSchema>>(workspaceDomain.workspaceSchema),
+
+  // Agents, their parts and the fields of create and update.
+  AgentRecord: same<sdk.AgentRecord, Out<typeof agentSchema>>(agentSchema),
+  Role: same<sdk.Role, Out<typeof agentDomain.roleSchema>>(agentDomain.roleSchema),
+  Grade: same<sdk.Grade, Out<typeof agentSchema.shape.grade>>(agentSchema.shape.grade),
+  Filesystem: same<sdk.Filesystem, Out<typeof agentSchema.shape.filesystem>>(agentSchema.shape.filesystem),
+  BuiltInToolName: same<sdk.BuiltInToolName, Out<typeof agentSchema.shape.tools.element>>(agentSchema.shape.tools.element),
+  Workflow: same<sdk.Workflow, Out<typeof agentDomain.workflowSchema>>(agentDomain.workflowSchema),
+  Scope: same<sdk.Scope, Out<typeof agentDomain.scopeSchema>>(agentDomain.scopeSchema),
+  Connection: same<sdk.Connection, Out<typeof agentDomain.connectionSchema>>(agentDomain.connectionSchema),
+  Secret: same<sdk.Secret, Out<typeof agentDomain.secretSchema>>(agentDomain.secretSchema),
+  Parameter: same<sdk.Parameter, Out<typeof agentDomain.parameterSchema>>(agentDomain.parameterSchema),
+  McpServer: same<sdk.McpServer, Out<typeof agentDomain.mcpServerSchema>>(agentDomain.mcpServerSchema),
+  HttpTool: same<sdk.HttpTool, Out<typeof agentDomain.httpToolSchema>>(agentDomain.httpToolSchema),
+  HttpToolParam: same<sdk.HttpToolParam, Out<typeof agentDomain.httpToolParamSchema>>(agentDomain.httpToolParamSchema),
+  CreateAgentFields: same<sdk.CreateAgentFields, In<typeof agentDomain.createAgentSchema>>(agentDomain.createAgentSchema),
+  UpdateAgentFields: same<sdk.UpdateAgentFields, In<typeof agentDomain.updateAgentSchema>>(agentDomain.updateAgentSchema),
+
+  // Triggers: the union and each kind.
+  Trigger: same<sdk.Trigger, Out<typeof triggerDomain.triggerSchema>>(triggerDomain.triggerSchema),
+  ChatTrigger: same<sdk.ChatTrigger, TriggerKind<'chat'>>(triggerDomain.triggerSchema),
+  ScheduleTrigger: same<sdk.ScheduleTrigger, TriggerKind<'schedule'>>(triggerDomain.triggerSchema),
+  IntervalTrigger: same<sdk.IntervalTrigger, TriggerKind<'interval'>>(triggerDomain.triggerSchema),
+  WebhookTrigger: same<sdk.WebhookTrigger, TriggerKind<'webhook'>>(triggerDomain.triggerSchema),
+
+  // Versions and deployments.
+  VersionItem: same<sdk.VersionItem, Out<typeof agentDomain.versionItemSchema>>(agentDomain.versionItemSchema),
+  TestDeployment: same<sdk.TestDeployment, Out<typeof publishingDomain.testDeploymentSchema>>(publishingDomain.testDeploymentSchema),
+  ProdDeployment: same<sdk.ProdDeployment, Out<typeof publishingDomain.prodDeploymentSchema>>(publishingDomain.prodDeploymentSchema),
+
+  // Projects.
+  ProjectRecord: same<sdk.ProjectRecord, Out<typeof projectDomain.projectSchema>>(projectDomain.projectSchema),
+  Member: same<sdk.Member, Out<typeof projectDomain.memberSchema>>(projectDomain.memberSchema),
+  CreateProjectFields: same<sdk.CreateProjectFields, In<typeof projectDomain.createProjectSchema>>(projectDomain.createProjectSchema),
+  UpdateProjectFields: same<sdk.UpdateProjectFields, In<typeof projectDomain.updateProjectSchema>>(projectDomain.updateProjectSchema),
+
+  // Conversations, messages and what a turn sends.
+  AgentConversationRecord: same<sdk.AgentConversationRecord, Out<typeof conversationDomain.agentConversationSchema>>(
+    conversationDomain.agentConversationSchema,
+  ),
+  Requirement: same<sdk.Requirement, Out<typeof conversationDomain.requirementSchema>>(conversationDomain.requirementSchema),
+  Message: same<sdk.Message, Out<typeof conversationDomain.messageSchema>>(conversationDomain.messageSchema),
+  Attachment: same<sdk.Attachment, In<typeof conversationDomain.attachmentSchema>>(conversationDomain.attachmentSchema),
+  // Options types whose fields (all but `signal`, which is not sent) are a request body.
+  StartConversationOptions: same<Omit<sdk.StartConversationOptions, 'signal'>, In<typeof conversationDomain.startConversationSchema>>(
+    conversationDomain.startConversationSchema,
+  ),
+  AskOptions: same<Omit<sdk.AskOptions, 'signal'> & { text: string }, In<typeof conversationDomain.askSchema>>(conversationDomain.askSchema),
+
+  // Turn events.
+  TurnEvent: same<sdk.TurnEvent, Out<typeof turnEventsDomain.turnEventSchema>>(turnEventsDomain.turnEventSchema),
+  Step: same<sdk.Step, Out<typeof turnEventsDomain.stepSchema>>(turnEventsDomain.stepSchema),
+  StepKind: same<sdk.StepKind, Out<typeof turnEventsDomain.stepSchema.shape.kind>>(turnEventsDomain.stepSchema.shape.kind),
+
+  // Credentials (see ConnectionWire for the one intended difference).
+  SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),
+  ConnectionInput: same<ConnectionWire, In<typeof credentialsDomain.connectionInputSchema>>(credentialsDomain.connectionInputSchema),
+  BindInput: same<Omit<sdk.BindInput, 'connections'> & { connections?: ConnectionWire[] }, In<typeof credentialsDomain.credentialsBodySchema>>(
+    credentialsDomain.credentialsBodySchema,
+  ),
+  ConnectionStatus: same<sdk.ConnectionStatus, Out<typeof credentialsDomain.connectionStatusSchema>>(credentialsDomain.connectionStatusSchema),
+
+  // File spaces.
+  FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
+};
+
+/** SDK types of sdk/src/types/ with no server schema of their own, and why. */
+const notCompared: Record<string, string> = {
+  ProjectConversationRecord: 'the spec names it, but no route answers project conversations yet: there is no server schema to agree with',
+  ConversationRecord: 'the union of AgentConversationRecord (compared) and ProjectConversationRecord',
+  AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
+};
+
+/** Schemas of the domain modules above with no SDK type, and why. */
+const serverOnly: Record<string, string> = {
+  agentConfigSchema: 'the configuration inside a version snapshot; the API answers with agentSchema',
+  triggersBodySchema: 'the body `{ triggers }` setTriggers builds from its Trigger[] argument',
+  addMemberSchema: 'the body `{ agentId }` addAgent builds from its argument',
+  authorizeBodySchema: 'the body `{ provider }` authorize builds from its argument',
+  deployBodySchema: 'the body `{ versionId }` deployToTest/deployToProd build from their argument',
+  rollbackBodySchema: 'the body `{ versionId }` rollback builds from its argument',
+  publicTokenSchema: 'publicToken() and rotatePublicToken() resolve to the token string itself',
+  endUserSchema: "what a visitor's page sends to public chat; the SDK reads it back as AgentConversationRecord.endUser (compared)",
+  publicChatBodySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
+  publicVisitorQuerySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
+  publicAgentSchema: 'public chat, used by the hosted page and the embed, not by the SDK',
+  agentByTokenSchema: 'public chat, used by the embed, not by the SDK',
+  apiKeySchema: 'API keys are managed by the operator CLI, not through the API',
+  workspaceNameSchema: 'operator CLI input',
+  creditAmountSchema: 'operator CLI input',
+};
+
+const domainModules = {
+  agent: agentDomain,
+  conversation: conversationDomain,
+  credentials: credentialsDomain,
+  'file-path': filePathDomain,
+  project: projectDomain,
+  publishing: publishingDomain,
+  trigger: triggerDomain,
+  'turn-events': turnEventsDomain,
+  workspace: workspaceDomain,
+};
+
+const sdkSrc = path.resolve(__dirname, '../../sdk/src');
+
+/** The type names sdk/src/types/*.ts export. */
+function sdkRecordTypes(): string[] {
+  const dir = path.join(sdkSrc, 'types');
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.ts'))
+    .flatMap((file) => [...readFileSync(path.join(dir, file), 'utf8').matchAll(/^export (?:interface|type) (\w+)/gm)].map((m) => m[1]!));
+}
+
+describe('SDK types and server schemas agree', () => {
+  it('every type of sdk/src/types/ is compared with a server schema, or says why not', () => {
+    const declared = sdkRecordTypes().sort();
+    const accounted = declared.filter((name) => name in rows || name in notCompared);
+    assert.deepEqual(accounted, declared, 'add the missing types to `rows` (or to `notCompared`, with the reason)');
+    for (const name of Object.keys(notCompared)) assert.ok(!(name in rows), `${name} is both compared and not compared`);
+  });
+
+  it('every name in the table is exported by the SDK', () => {
+    const index = readFileSync(path.join(sdkSrc, 'index.ts'), 'utf8');
+    for (const name of [...Object.keys(rows), ...Object.keys(notCompared)]) {
+      assert.match(index, new RegExp(`\\b${name}\\b`), `${name} is not exported by sdk/src/index.ts`);
+    }
+  });
+
+  it('every schema of the domain modules the SDK talks to has an SDK type, or says why not', () => {
+    const compared = new Set(Object.values(rows));
+    for (const [module, exports] of Object.entries(domainModules)) {
+      for (const [name, value] of Object.entries(exports)) {
+        if (!(value instanceof z.ZodType) || compared.has(value)) continue;
+        assert.ok(name in serverOnly, `domain/${module}.ts exports ${name}, which no SDK type is compared with: add a row, or a reason to \`serverOnly\``);
+      }
+    }
+  });
+});
