@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { json, startTestServer, type TestServer } from './sdk-test-server';
+import { json, openEventStream, sseEvent, startTestServer, type TestServer } from './sdk-test-server';
 
 /** The package's public surface, typed from source so this file typechecks before a build. */
 type Sdk = typeof import('../../sdk/src');
@@ -13,6 +13,7 @@ const sdkDir = path.resolve(__dirname, '../../sdk');
 /**
  * The built package (`npm run build -w @hosted-agents/sdk`), loaded the way users load it:
  * `require` picks dist/index.cjs and `import()` picks dist/index.js through the exports map.
+ * Each format gets the same checks: the bundles are separate instances, so each must work alone.
  */
 describe('SDK build: both module formats load and work', () => {
   let server: TestServer;
@@ -42,9 +43,7 @@ describe('SDK build: both module formats load and work', () => {
       assert.equal(err.code, 'workspace_not_found');
       assert.equal(err.status, 404);
     });
-  }
 
-  for (const format of ['cjs', 'esm'] as const) {
     it(`the ${format} build has ws.agents and loadWorkflows, which loads Node's fs only when called`, async () => {
       const sdk = format === 'cjs' ? cjs : esm;
       const ws = new sdk.Service({ apiKey: 'k', baseURL: server.baseURL });
@@ -57,6 +56,47 @@ describe('SDK build: both module formats load and work', () => {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it(`the ${format} build exports Turn, ConversationHandle and attachmentFromBytes, and a turn can be awaited and iterated`, async () => {
+      const sdk = format === 'cjs' ? cjs : esm;
+      assert.equal(sdk.attachmentFromBytes('file', 'text/plain', new TextEncoder().encode('hi')).data, 'aGk=');
+      server.respond((_req, res) => {
+        openEventStream(res);
+        res.end(sseEvent(1, { type: 'start', turnId: 'trn_1' }) + sseEvent(2, { type: 'text', text: 'ok' }) + sseEvent(3, { type: 'done', reply: 'ok' }));
+      });
+      const ws = new sdk.Service({ apiKey: 'k', baseURL: server.baseURL });
+      const conversation = ws.conversation('cnv_1');
+      assert.ok(conversation instanceof sdk.ConversationHandle);
+      const turn = conversation.ask('Hi');
+      assert.ok(turn instanceof sdk.Turn);
+      const types: string[] = [];
+      for await (const event of turn) types.push(event.type);
+      assert.deepEqual(types, ['start', 'text', 'done']);
+      assert.equal(await turn, 'ok');
+
+      server.respond((_req, res) => json(res, 409, { error: { code: 'conversation_ended', message: 'ended', retryable: false } }));
+      const error = await ws
+        .conversation('cnv_1')
+        .ask('Hi')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.ok(error instanceof sdk.ServiceError, `not the ${format} ServiceError`);
+      assert.equal(error.code, 'conversation_ended');
+    });
+
+    it(`the ${format} build re-attaches to a turn by id (ws.turn) and exports DEFAULT_RESUME_TIMEOUT_MS`, async () => {
+      const sdk = format === 'cjs' ? cjs : esm;
+      assert.equal(sdk.DEFAULT_RESUME_TIMEOUT_MS, 180_000);
+      server.respond((_req, res) => {
+        openEventStream(res);
+        res.end(sseEvent(1, { type: 'start', turnId: 'trn_1' }) + sseEvent(2, { type: 'done', reply: 'again' }));
+      });
+      const turn = new sdk.Service({ apiKey: 'k', baseURL: server.baseURL, resumeTimeout: 1000 }).turn('trn_1');
+      assert.ok(turn instanceof sdk.Turn);
+      assert.equal(await turn, 'again');
     });
   }
 
