@@ -1,0 +1,50 @@
+// ESLint (flat config) with typescript-eslint: the rules that matter here, zero warnings on main.
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'build/**', 'build.*/**', '.data/**', 'test-artifacts/**', 'sdk/dist/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'sdk/tsconfig.json', 'embed/tsconfig.json'] })] },
+    rules: {
+      // A promise nobody awaits or handles is how a rejected append once killed the worker.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // Workflows are deterministic: no Node built-ins, no I/O, and activities by type only (Temporal's guidance).
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.flatMap((name) => [name, `node:${name}`]).map((name) => ({ name, message: 'workflows run in a deterministic sandbox: no Node built-ins' })),
+          patterns: [
+            { group: ['../activities', '../activities/*', '../activities/**'], allowTypeImports: true, message: 'import activities as types only (proxyActivities)' },
+            { group: ['../db/**', '../infra/**', '../api/**', '../services/**'], message: 'workflows do no I/O' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      // mocha's describe/it return values are not promises to await.
+      '@typescript-eslint/no-unused-expressions': 'off',
+    },
+  },
+);
