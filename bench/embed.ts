@@ -25,9 +25,16 @@ import { ms, percentile } from './lib/stats';
  * plus DATABASE_URL, TEMPORAL_CLI_PATH, CHROMIUM_PATH. Browser-side callbacks below run in Chromium.
  */
 
-// The callbacks given to evaluate()/waitForFunction()/addInitScript() run in the browser; the
-// project's tsconfig has no DOM library, so the few globals they use are declared here.
-declare const document: any, window: any, performance: any, MutationObserver: any;
+// The callbacks given to evaluate()/waitForFunction()/addInitScript() run in the browser: this
+// file is type-checked with the DOM library by test/browser/tsconfig.json (not the root config).
+
+/** What the page-side stopwatches below keep on `window`. */
+declare global {
+  interface Window {
+    __bubbleAt?: number;
+    __bench: { t0: number | null; first: number | null; before: number };
+  }
+}
 
 const startedAt = Date.now();
 const log = (line: string) => process.stderr.write(`[bench +${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}\n`);
@@ -86,10 +93,10 @@ async function timedLoad(page: Page, url: string, reload: boolean): Promise<Load
   else await page.goto(url, { timeout: STEP_TIMEOUT_MS });
   await page.waitForFunction(() => typeof window.__bubbleAt === 'number', undefined, { timeout: STEP_TIMEOUT_MS });
   return page.evaluate(() => {
-    const nav = performance.getEntriesByType('navigation')[0];
-    const resources: Array<{ name: string; responseEnd: number }> = performance.getEntriesByType('resource');
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+    const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
     return {
-      bubble: window.__bubbleAt,
+      bubble: window.__bubbleAt ?? Number.NaN,
       domContentLoaded: nav?.domContentLoadedEventEnd ?? Number.NaN,
       loaderLoaded: resources.find((r) => r.name.includes('/embed/v1.js'))?.responseEnd ?? Number.NaN,
       metaAnswered: resources.find((r) => r.name.includes('/v1/public/agents/'))?.responseEnd ?? Number.NaN,
@@ -133,7 +140,7 @@ async function newVisitor(page: Page, uid: string): Promise<void> {
   await page.waitForFunction(
     () =>
       document.querySelectorAll('#ha-log .ha-msg-user').length === 0 &&
-      !document.getElementById('ha-input')?.disabled &&
+      !(document.getElementById('ha-input') as HTMLTextAreaElement | null)?.disabled &&
       document.getElementById('ha-send')?.getAttribute('aria-disabled') === 'false',
     undefined,
     { timeout: STEP_TIMEOUT_MS },
@@ -147,7 +154,7 @@ async function installStopwatch(page: Page): Promise<void> {
     window.__bench = bench;
     window.addEventListener(
       'keydown',
-      (event: { key: string; shiftKey: boolean }) => {
+      (event: KeyboardEvent) => {
         if (event.key !== 'Enter' || event.shiftKey || document.activeElement?.id !== 'ha-input') return;
         bench.t0 = performance.now();
         bench.first = null;
@@ -160,7 +167,7 @@ async function installStopwatch(page: Page): Promise<void> {
       if (bench.t0 === null || bench.first !== null) return;
       const reply = document.querySelectorAll('#ha-log .ha-msg-assistant')[bench.before];
       if ((reply?.querySelector('.ha-bubble')?.textContent ?? '').trim().length > 0) bench.first = performance.now();
-    }).observe(log, { subtree: true, childList: true, characterData: true });
+    }).observe(log!, { subtree: true, childList: true, characterData: true });
   });
 }
 
@@ -178,7 +185,7 @@ async function pageSend(page: Page): Promise<number> {
     expected,
     { timeout: STEP_TIMEOUT_MS },
   );
-  return page.evaluate(() => window.__bench.first - window.__bench.t0);
+  return page.evaluate(() => (window.__bench.first ?? Number.NaN) - (window.__bench.t0 ?? Number.NaN));
 }
 
 /** The same message straight to the public chat route: ms from the request to the first `text` event. */

@@ -39,7 +39,9 @@ export function stopOnUnexpectedErrors(stop: () => Promise<void>, log: (err: unk
     stopping = true;
     const deadline = setTimeout(() => process.exit(1), 30_000);
     deadline.unref();
-    stop().finally(() => process.exit(1));
+    void stop()
+      .catch(() => undefined)
+      .finally(() => process.exit(1));
   };
   process.on('unhandledRejection', handler('unhandled promise rejection'));
   process.on('uncaughtException', handler('uncaught exception'));

@@ -21,6 +21,7 @@ describe('SDK build: both module formats load and work', () => {
   let esm: Sdk;
   before(async () => {
     server = await startTestServer();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS entry is what this checks
     cjs = require(packageName);
     const specifier: string = packageName; // a variable keeps TypeScript from resolving dist/ types
     esm = await import(specifier);

@@ -195,7 +195,7 @@ function boot(): void {
   };
 
   const start = (): void => {
-    fetch(`${base}/v1/public/agents/${encodeURIComponent(agentId)}`)
+    void fetch(`${base}/v1/public/agents/${encodeURIComponent(agentId)}`)
       .then((res): Promise<Agent | null> | Agent | null => (res.status === 404 ? null : res.ok ? res.json() : {}))
       .catch((): Agent => ({})) // unreachable now: still show the bubble, the page will say what is wrong
       .then((agent) => {
