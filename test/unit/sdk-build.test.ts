@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { json, openEventStream, sseEvent, startTestServer, type TestServer } from './sdk-test-server';
+import { json, openEventStream, sseEvent, startTestServer, type TestServer } from '../support/sdk-test-server';
 
 /** The package's public surface, typed from source so this file typechecks before a build. */
 type Sdk = typeof import('../../sdk/src');

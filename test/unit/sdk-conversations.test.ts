@@ -12,7 +12,7 @@ import {
   Service,
   Turn,
 } from '../../sdk/src';
-import { failure, json, openEventStream, sseEvent, type TestServer, useSdkServer } from './sdk-test-server';
+import { failure, json, openEventStream, sseEvent, type TestServer, useSdkServer } from '../support/sdk-test-server';
 
 const agentConversation: AgentConversationRecord = {
   id: 'cnv_1',

@@ -6,7 +6,7 @@ import {
   type ConnectionStatus,
   Service,
 } from '../../sdk/src';
-import { failure, json, type TestServer, useSdkServer } from './sdk-test-server';
+import { failure, json, type TestServer, useSdkServer } from '../support/sdk-test-server';
 
 /** SDK credentials: bind/attach (both spec variants), connections, disconnect, authorize — the exact requests. */
 

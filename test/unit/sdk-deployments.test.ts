@@ -6,7 +6,7 @@ import {
   ServiceError,
   type TestDeployment,
 } from '../../sdk/src';
-import { failure, json, type Received, type TestServer, useSdkServer } from './sdk-test-server';
+import { failure, json, type Received, type TestServer, useSdkServer } from '../support/sdk-test-server';
 
 /** Publishing calls on `ws.agents` against a real local server: one request each, exactly the contract's routes. */
 

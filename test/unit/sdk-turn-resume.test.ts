@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_RESUME_TIMEOUT_MS, Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
 import { resolveOptions } from '../../sdk/src/options';
 import { resumePolicy } from '../../sdk/src/turn-resume';
-import { clientGone, failure, type Handler, json, openEventStream, type Received, sseEvent, within, writeThenDrop } from './sdk-test-server';
+import { clientGone, failure, type Handler, json, openEventStream, type Received, sseEvent, within, writeThenDrop } from '../support/sdk-test-server';
 
 /**
  * Turns through outages, as an API restart (connections refused) or a database failover (503

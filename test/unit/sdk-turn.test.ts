@@ -12,7 +12,7 @@ import {
   type TestServer,
   within,
   writeThenDrop,
-} from './sdk-test-server';
+} from '../support/sdk-test-server';
 
 /** A whole turn as the service streams it: seq n is events[n - 1]. */
 const events: TurnEvent[] = [
