@@ -17,6 +17,11 @@ export function setFixture(f: TestFixture | undefined): void {
 }
 
 export function fixture(): TestFixture {
-  if (!current) throw new Error('the global test fixture is not running (run tests through mocha with .mocharc.json)');
+  if (!current) {
+    throw new Error(
+      'the global test fixture is not running: run tests through mocha with .mocharc.json; ' +
+        'unit tests (test/unit) run without it, so a test that needs PostgreSQL or Temporal belongs in test/integration',
+    );
+  }
   return current;
 }

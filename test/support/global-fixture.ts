@@ -18,7 +18,9 @@ import { startWorkers, type WorkerSet } from '../../workers/worker';
 import { setFixture } from './fixture';
 
 /**
- * One real PostgreSQL and one real Temporal server for the whole run, plus a worker:
+ * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
+ * only when the run selects a test outside test/unit (unit tests never need them, so
+ * `npm run test:unit` or `mocha --grep` on unit tests boots nothing):
  * - PostgreSQL: a fresh database on DATABASE_URL's server when it is set, else an embedded
  *   cluster in a temporary directory.
  * - Temporal: TEST_TEMPORAL_ADDRESS when set (e.g. the dev server `npm start` runs, so the runs
@@ -54,7 +56,17 @@ async function freshDatabase(): Promise<string> {
   return handle.url;
 }
 
-export async function mochaGlobalSetup(): Promise<void> {
+const unitTests = path.join(__dirname, '..', 'unit') + path.sep;
+
+/** Whether a test this run will execute (after --grep) lives outside test/unit. */
+function needsServices(runner: Mocha.Runner): boolean {
+  const outsideUnit = (file: string | undefined) => !file?.startsWith(unitTests);
+  if (runner.suite.tests.some((t) => outsideUnit(t.file))) return true;
+  return runner.suite.suites.some((suite) => outsideUnit(suite.file) && runner.grepTotal(suite) > 0);
+}
+
+export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
+  if (!needsServices(this)) return;
   const temporalCliPath = await locateTemporalCli({
     explicitPath: process.env.TEMPORAL_CLI_PATH,
     allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
