@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { agentSchema } from '../../domain/agent';
 import { randomToken } from '../../domain/ids';
 import { AgentHandle, type CreateAgentFields } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { expectFailure, failureOf, newSdkWorkspace } from '../support/sdk';
 
 /** A full configuration: every field set, so that storing and returning it is checked field by field. */
@@ -34,11 +34,7 @@ const fullConfig = {
 const chosenId = () => `agt_${randomToken(12)}`;
 
 describe('Agents through the SDK: create, list, get, update, delete and ids', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   it('create with only a name publishes version 1 with every other field at its default', async () => {
     const { ws } = await newSdkWorkspace(api);

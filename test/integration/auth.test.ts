@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { workspaceSchema } from '../../domain/workspace';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
 
 describe('API keys', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   it('a live key reads its own workspace', async () => {
     const { workspace, apiKey } = await api.newWorkspace({ name: 'acme', credits: 42 });

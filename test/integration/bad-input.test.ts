@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
 
 /**
@@ -110,7 +110,7 @@ const cases: Case[] = [
 ];
 
 describe('bad input: 400 invalid_request naming the field, and nothing written', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let apiKey: string;
   let workspaceId: string;
   let agentId: string;
@@ -128,14 +128,12 @@ describe('bad input: 400 invalid_request naming the field, and nothing written',
   }
 
   before(async () => {
-    api = await startTestApi();
     ({ apiKey, workspace: { id: workspaceId } } = await api.newWorkspace());
     const agent = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Existing' } });
     agentId = agent.body.id;
     const project = await call<{ id: string }>(api.baseURL, 'POST', '/v1/projects', { apiKey, body: { name: 'Existing' } });
     projectId = project.body.id;
   });
-  after(() => api.stop());
 
   it(`has at least 40 cases (${cases.length})`, () => {
     assert.ok(cases.length >= 40);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { apiKeySchema, workspaceSchema } from '../../domain/workspace';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { runCli } from '../support/cli';
 import { fixture } from '../support/fixture';
 import { call } from '../support/http';
@@ -9,13 +9,11 @@ import { call } from '../support/http';
 const createdSchema = z.object({ workspace: workspaceSchema.strict(), apiKey: z.string().regex(/^sk_[0-9a-z]{40}$/) }).strict();
 
 describe('admin CLI', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let env: Record<string, string>;
   before(async () => {
-    api = await startTestApi();
     env = { DATABASE_URL: fixture().databaseUrl };
   });
-  after(() => api.stop());
 
   async function cli(...args: string[]) {
     const r = await runCli(args, env);

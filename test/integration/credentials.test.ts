@@ -4,7 +4,7 @@ import { randomToken } from '../../domain/ids';
 import { SecretBox, SecretBoxError } from '../../domain/secret-box';
 import { createCredentialSource, secretBoxFromConfig } from '../../services/credentials';
 import type { AgentConversation, AgentHandle, ConnectionInput, ConnectionStatus, CreateAgentFields } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { runCli } from '../support/cli';
 import { fixture } from '../support/fixture';
 import { expectFailure, failureOf, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
@@ -35,11 +35,7 @@ const future = () => new Date(Date.now() + 3600_000).toISOString();
 const past = () => new Date(Date.now() - 60_000).toISOString();
 
 describe('secrets and connections: bind/attach, statuses, readiness, encryption at rest', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   async function setup(agentFields: CreateAgentFields = fields): Promise<SdkWorkspace & { agent: AgentHandle; conversation: AgentConversation }> {
     const sdk = await newSdkWorkspace(api);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../infra/logger';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
 import { freelancer, publicChat, siteRequest } from '../support/publishing';
@@ -10,15 +10,16 @@ type Test = { url: string; expiresAt: string };
 
 /** Deployments as an owner drives them: test URLs with a durable expiry, promotion, rollback, tokens. */
 describe('deployments', () => {
-  let api: TestApi;
-  let apiKey: string;
   const TTL = 3;
+  const api = useTestApi(() => ({
+    config: { ...fixture().config, TEST_DEPLOYMENT_TTL: TTL, PUBLIC_CHAT_PER_ADDRESS: 10_000 },
+    logger: createLogger('error'),
+  }));
+  let apiKey: string;
 
   before(async () => {
-    api = await startTestApi({ config: { ...fixture().config, TEST_DEPLOYMENT_TTL: TTL, PUBLIC_CHAT_PER_ADDRESS: 10_000 }, logger: createLogger('error') });
     ({ apiKey } = await api.newWorkspace({ credits: 1000 }));
   });
-  after(() => api.stop());
 
   const post = <T>(path: string, body?: unknown) => call<T>(api.baseURL, 'POST', path, { apiKey, ...(body ? { body } : {}) });
   const get = <T>(path: string) => call<T>(api.baseURL, 'GET', path, { apiKey });

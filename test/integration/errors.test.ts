@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
 
 describe('API errors and health', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let apiKey: string;
   before(async () => {
-    api = await startTestApi();
     ({ apiKey } = await api.newWorkspace());
   });
-  after(() => api.stop());
 
   it('an unknown route answers 404 JSON, with or without a key', async () => {
     for (const path of ['/nope', '/v1/nope', '/v1/workspace/extra']) {

@@ -4,7 +4,7 @@ import { fileEntrySchema } from '../../domain/file-path';
 import { randomToken } from '../../domain/ids';
 import { projectSchema } from '../../domain/project';
 import type { AgentHandle, ProjectHandle, ServiceError, WorkspaceClient } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { type RunningApi, useTestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
 import { failureOf, newSdkWorkspace } from '../support/sdk';
 
@@ -15,7 +15,7 @@ const visible = (e: ServiceError) => ({ status: e.status, code: e.code, message:
  * Workspace A with an agent (a workflow, a knowledge file, two versions) and a project that has
  * it as a member; workspace B with its own agent and project. Each test builds its own.
  */
-async function twoWorkspaces(api: TestApi) {
+async function twoWorkspaces(api: RunningApi) {
   const a = await newSdkWorkspace(api, 'A');
   const b = await newSdkWorkspace(api, 'B');
   const agentA = await a.ws.agents.create({
@@ -70,11 +70,7 @@ function projectCalls(project: ProjectHandle, agentId: string, memberId: string)
 }
 
 describe("Workspace isolation: another workspace's agents and projects do not exist for a key", () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   it("every agent call with workspace B's key on A's agent answers exactly what an id that never existed answers", async () => {
     const { a, b, agentA, before, snapshot } = await twoWorkspaces(api);

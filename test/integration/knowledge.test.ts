@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type FileEntry, fileEntrySchema, MAX_FILE_BYTES } from '../../domain/file-path';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import type { ErrorJson } from '../support/http';
 import { expectFailure, newSdkWorkspace, rawRequest } from '../support/sdk';
 
@@ -14,11 +14,7 @@ const PNG_HEADER = Uint8Array.from([
 ]);
 
 describe('Agent knowledge files through the SDK', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   async function newAgent() {
     const sdk = await newSdkWorkspace(api);

@@ -4,7 +4,7 @@ import { createRoutes } from '../../api/app';
 import { openApiPath } from '../../api/openapi';
 import { TurnEventHub } from '../../api/sse/event-hub';
 import { createLogger } from '../../infra/logger';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 
 interface OpenApiDoc {
@@ -13,15 +13,13 @@ interface OpenApiDoc {
 }
 
 describe('OpenAPI document', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let doc: OpenApiDoc;
   before(async () => {
-    api = await startTestApi();
     const res = await fetch(`${api.baseURL}/v1/openapi.json`);
     assert.equal(res.status, 200);
     doc = (await res.json()) as OpenApiDoc;
   });
-  after(() => api.stop());
 
   it('is served without a key and validates as OpenAPI 3.1', async () => {
     assert.equal(doc.openapi, '3.1.0');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Service, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { type RunningApi, startTestApi, type TestApi, useTestApi } from '../support/api';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 /** A local server counting its requests; optionally redirecting every request to `redirectTo`. */
@@ -18,7 +18,7 @@ async function localServer(host: string, redirectTo?: string) {
   return { url: `http://${host}:${port}/`, hits: () => hits, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function ask(api: TestApi, text: string, extra: Record<string, unknown> = {}): Promise<TurnEvent[]> {
+async function ask(api: RunningApi, text: string, extra: Record<string, unknown> = {}): Promise<TurnEvent[]> {
   const { apiKey } = await api.newWorkspace({ credits: 10 });
   const ws = new Service({ apiKey, baseURL: api.baseURL });
   const agent = await ws.agents.create({ name: 'Fetcher', tools: ['web.fetch'], ...extra });
@@ -33,16 +33,12 @@ describe('outbound safety: private addresses are refused by default, redirects i
   this.timeout(60_000);
 
   describe('with the default configuration', () => {
-    let api: TestApi;
+    const api = useTestApi();
     let internal: Awaited<ReturnType<typeof localServer>>;
     before(async () => {
-      api = await startTestApi();
       internal = await localServer('127.0.0.1');
     });
-    after(async () => {
-      await api.stop();
-      await internal.close();
-    });
+    after(() => internal.close());
 
     it('web.fetch of a loopback address is refused before connecting; the turn goes on', async () => {
       const events = await ask(api, `/tool web_fetch {"url":"${internal.url}"}`);

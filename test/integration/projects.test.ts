@@ -3,18 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomToken } from '../../domain/ids';
 import { type Project as ProjectRecord, projectSchema } from '../../domain/project';
 import { type Project, ProjectHandle } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { expectFailure, failureOf, newSdkWorkspace } from '../support/sdk';
 
 const record = (project: Project): ProjectRecord => projectSchema.parse(project);
 const neverId = (prefix: 'agt' | 'prj') => `${prefix}_${randomToken(20)}`;
 
 describe('Projects through the SDK', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   it('create with only a name makes an active project with no members and null goal and instructions', async () => {
     const { ws } = await newSdkWorkspace(api);

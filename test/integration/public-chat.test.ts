@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestApi, type TestApi } from '../support/api';
+import { startTestApi, useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
 import { freelancer, publicChat, siteRequest } from '../support/publishing';
@@ -7,16 +7,14 @@ import { collectTurn } from '../support/sse';
 
 /** What visitors of a published agent reach without an API key: metadata, chat, history, resuming, limits. */
 describe('public chat', () => {
-  let api: TestApi;
+  const config = () => ({ ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 4, PUBLIC_CHAT_PER_ADDRESS: 10_000, PUBLIC_RATE_WINDOW_SECONDS: 60 });
+  const api = useTestApi(() => ({ config: config() }));
   let apiKey: string;
   let workspaceId: string;
   let agentId: string;
   let token: string;
-  let config: ReturnType<typeof fixture>['config'];
 
   before(async () => {
-    config = { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 4, PUBLIC_CHAT_PER_ADDRESS: 10_000, PUBLIC_RATE_WINDOW_SECONDS: 60 };
-    api = await startTestApi({ config });
     const ws = await api.newWorkspace({ credits: 1000 });
     ({ apiKey } = ws);
     workspaceId = ws.workspace.id;
@@ -27,7 +25,6 @@ describe('public chat', () => {
     assert.equal(deployed.status, 200, JSON.stringify(deployed.body));
     token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agentId}/public-token`, { apiKey })).body.token;
   });
-  after(() => api.stop());
 
   it('public metadata: by token and by id, nothing private; 404 for agents not deployed to prod', async () => {
     const byToken = await call(api.baseURL, 'GET', `/v1/public/agents/by-token/${token}`);
@@ -128,7 +125,7 @@ describe('public chat', () => {
 
   it('flooding one visitor gets 429 with Retry-After on every replica while other visitors still chat', async () => {
     const flood = { id: 'flooder' };
-    const replica = await startTestApi({ config });
+    const replica = await startTestApi({ config: config() });
     try {
       const statuses: number[] = [];
       let refusal: { headers: Headers; errorBody?: unknown } | undefined;
@@ -150,7 +147,7 @@ describe('public chat', () => {
   });
 
   it('one client address is limited across visitor ids; other addresses still chat', async () => {
-    const limited = await startTestApi({ config: { ...config, PUBLIC_CHAT_PER_ADDRESS: 3 } });
+    const limited = await startTestApi({ config: { ...config(), PUBLIC_CHAT_PER_ADDRESS: 3 } });
     try {
       const from = (address: string, id: string) =>
         call<ErrorJson>(limited.baseURL, 'POST', '/v1/public/chat', {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { call } from '../support/http';
 
 interface ProbeAnswer {
@@ -11,11 +11,7 @@ interface ProbeAnswer {
 }
 
 describe('round trip: API → Temporal → worker → Postgres', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   for (const queue of ['ops', 'turns'] as const) {
     it(`a probe started by the API runs on the "${queue}" worker and writes its row`, async () => {

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { ServiceError, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
 
 describe('SDK turns against the real service (offline model)', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let sdk: SdkWorkspace;
   before(async () => {
-    api = await startTestApi();
     sdk = await newSdkWorkspace(api);
   });
-  after(() => api.stop());
 
   it('await and iterate both work for the same conversation, one request each turn', async () => {
     const agent = await sdk.ws.agents.create({ name: 'Echo' });

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import type { AgentConversation, TurnEvent } from '../../sdk/src';
 import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 
 /** The offline model drives every built-in tool by its documented `/tool <name> <json>` syntax. */
 describe('built-in tools, driven by the offline model', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let conv: AgentConversation;
   let agentId: string;
   let ws: InstanceType<typeof Service>;
 
   before(async () => {
-    api = await startTestApi();
     const { apiKey } = await api.newWorkspace({ credits: 100 });
     ws = new Service({ apiKey, baseURL: api.baseURL });
     const agent = await ws.agents.create({
@@ -24,7 +23,6 @@ describe('built-in tools, driven by the offline model', () => {
     await agent.knowledge.put('policies/shipping.md', '# Shipping\nOrders ship within two business days.');
     conv = await agent.start();
   });
-  after(() => api.stop());
 
   async function turn(text: string): Promise<TurnEvent[]> {
     const events: TurnEvent[] = [];

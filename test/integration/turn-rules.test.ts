@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { agentConversationSchema } from '../../domain/conversation';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
 import { collectTurn } from '../support/sse';
 
 describe('conversation rules: readiness, ending, credits, one turn at a time', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   async function newAgent(agentBody: Record<string, unknown> = {}, credits = 100) {
     const { apiKey, workspace } = await api.newWorkspace({ credits });

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { agentConversationSchema, messageSchema } from '../../domain/conversation';
 import { turnEventSchema } from '../../domain/turn-events';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { call } from '../support/http';
 import { collectTurn } from '../support/sse';
 
 describe('turns on the offline model: the event stream', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let apiKey: string;
   before(async () => {
-    api = await startTestApi();
     ({ apiKey } = await api.newWorkspace({ credits: 100 }));
   });
-  after(() => api.stop());
 
   async function newConversation() {
     const agent = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Echo' } });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Agent as AgentRecord, agentSchema, type VersionItem, versionItemSchema } from '../../domain/agent';
 import type { Agent, WorkspaceClient } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { useTestApi } from '../support/api';
 import { expectFailure, newSdkWorkspace } from '../support/sdk';
 
 /** The deployment list of an agent, each item checked against the server schema. */
@@ -26,11 +26,7 @@ function assertDeploymentList(items: VersionItem[], count: number): void {
 const record = (agent: Agent): AgentRecord => agentSchema.parse(agent);
 
 describe('Agent versions through the SDK', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(() => api.stop());
+  const api = useTestApi();
 
   it('create publishes version 1, the only item of the deployment list', async () => {
     const { ws } = await newSdkWorkspace(api);

@@ -9,21 +9,28 @@ import { createLogger, type Logger } from '../../infra/logger';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { fixture } from './fixture';
 
-export interface TestApi {
+/** A running test API: what tests read and call. */
+export interface RunningApi {
   baseURL: string;
   db: Db;
   repos: Repositories;
   temporal: Client;
-  stop(): Promise<void>;
   /** A new workspace and a live key for it. */
   newWorkspace(opts?: { name?: string; credits?: number }): Promise<{ workspace: Workspace; apiKey: string; keyId: string }>;
 }
 
-/**
- * The real API on a free port, against the fixture's PostgreSQL and Temporal. `config` replaces
- * the fixture's (e.g. other task queues, so turns go to a worker a test controls).
- */
-export async function startTestApi(opts: { config?: Config; logger?: Logger } = {}): Promise<TestApi> {
+export interface TestApi extends RunningApi {
+  stop(): Promise<void>;
+}
+
+interface TestApiOptions {
+  /** Replaces the fixture's config (e.g. other task queues, so turns go to a worker a test controls). */
+  config?: Config;
+  logger?: Logger;
+}
+
+/** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const f = fixture();
   const config = opts.config ?? f.config;
   const db = createDb({ url: f.databaseUrl, poolMax: 10 });
@@ -49,5 +56,41 @@ export async function startTestApi(opts: { config?: Config; logger?: Logger } = 
       const { record, apiKey } = await repos.apiKeys.create({ workspaceId: workspace.id });
       return { workspace, apiKey, keyId: record.id };
     },
+  };
+}
+
+/**
+ * The test API for the tests of the calling `describe`: started by a `before` hook registered
+ * here and stopped by an `after` hook. Call it first in the describe, so later hooks can use it.
+ * The members of what it returns read the running API, so use them in hooks and tests only.
+ * `options` is called when the API starts (it may read `fixture()`).
+ */
+export function useTestApi(options: () => TestApiOptions = () => ({})): RunningApi {
+  let running: TestApi | undefined;
+  before(async () => {
+    running = await startTestApi(options());
+  });
+  after(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+  const api = (): TestApi => {
+    if (!running) throw new Error('useTestApi: the API runs between the before and after hooks of the describe that called useTestApi');
+    return running;
+  };
+  return {
+    get baseURL() {
+      return api().baseURL;
+    },
+    get db() {
+      return api().db;
+    },
+    get repos() {
+      return api().repos;
+    },
+    get temporal() {
+      return api().temporal;
+    },
+    newWorkspace: (opts) => api().newWorkspace(opts),
   };
 }

@@ -7,7 +7,7 @@ import { fileEntrySchema } from '../../domain/file-path';
 import { projectSchema } from '../../domain/project';
 import { workspaceSchema } from '../../domain/workspace';
 import { Service, ServiceError, type WorkspaceClient } from '../../sdk/src';
-import type { TestApi } from './api';
+import type { RunningApi } from './api';
 
 const listOf = (item: z.ZodType) => z.object({ data: z.array(item) }).strict();
 const errorBodySchema = z
@@ -82,7 +82,7 @@ export interface SdkWorkspace {
   requests: string[];
 }
 
-export async function newSdkWorkspace(api: TestApi, name = 'test'): Promise<SdkWorkspace> {
+export async function newSdkWorkspace(api: RunningApi, name = 'test'): Promise<SdkWorkspace> {
   const { workspace, apiKey } = await api.newWorkspace({ name });
   const requests: string[] = [];
   // The real global fetch, only observed: every call still reaches the real server.
