@@ -10,6 +10,17 @@ describe('API errors and health', () => {
     ({ apiKey } = await api.newWorkspace());
   });
 
+  /** The workflow ids Temporal lists for a workspace, once `expected` is among them (visibility lags a little). */
+  async function workflowsOf(workspaceId: string, expected: string): Promise<string[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const ids: string[] = [];
+      for await (const wf of api.temporal.workflow.list({ query: `WorkspaceId = "${workspaceId}"` })) ids.push(wf.workflowId);
+      if (ids.includes(expected) || Date.now() > deadline) return ids;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   it('an unknown route answers 404 JSON, with or without a key', async () => {
     for (const path of ['/nope', '/v1/nope', '/v1/workspace/extra']) {
       const res = await call<ErrorJson>(api.baseURL, 'GET', path, { apiKey });
@@ -28,10 +39,18 @@ describe('API errors and health', () => {
   });
 
   it('a body with a bad field answers 400 naming the field path, and nothing runs', async () => {
-    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, body: { queue: 'elsewhere' } });
+    const { workspace, apiKey: key } = await api.newWorkspace();
+    const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey: key, body: { queue: 'elsewhere' } });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'invalid_request');
     assert.match(res.body.error.message, /^body\.queue: /);
+
+    // Then a good probe of the same workspace: once its run is listed, a run the bad request had
+    // started would be listed too. Only the good probe ran and wrote its row.
+    const ok = await call<{ probeId: string; workflowId: string }>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey: key, body: { queue: 'ops' } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.deepEqual(await workflowsOf(workspace.id, ok.body.workflowId), [ok.body.workflowId]);
+    assert.deepEqual(await api.db('probes').where({ workspace_id: workspace.id }).pluck('id'), [ok.body.probeId]);
   });
 
   it('an unknown field answers 400 naming it', async () => {
