@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { toolLimits } from '../../activities/tools/limits';
 import { createSafeFetch } from '../../activities/tools/outbound';
 import { htmlToText, runWebFetch, webFetchTool } from '../../activities/tools/web-fetch';
@@ -79,18 +80,30 @@ describe('web.fetch', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('offers web_fetch with a url and an optional method', () => {
+  it('offers web_fetch with a schema that admits exactly the argument shapes the tool runs', async () => {
     assert.equal(webFetchTool.name, 'web_fetch');
     assert.ok(webFetchTool.description.length > 20);
-    assert.deepEqual(webFetchTool.parameters, {
-      type: 'object',
-      properties: {
-        url: { type: 'string', description: 'The absolute http:// or https:// URL to fetch.' },
-        method: { type: 'string', enum: ['GET', 'HEAD'], description: 'GET (default) for the content, HEAD for the status and headers only.' },
-      },
-      required: ['url'],
-      additionalProperties: false,
-    });
+    const offered = z.fromJSONSchema(webFetchTool.parameters as Parameters<typeof z.fromJSONSchema>[0]);
+    const url = `${base}/json`;
+    const shapes: Array<Record<string, unknown>> = [
+      { url },
+      { url, method: 'GET' },
+      { url, method: 'HEAD' },
+      {},
+      { method: 'GET' },
+      { url: 42 },
+      { url, method: 'POST' },
+      { url, method: 'get' },
+      { url, extra: 1 },
+    ];
+    for (const args of shapes) {
+      const ran = await runWebFetch(args, { fetch: fetchAll, signal });
+      assert.equal(offered.safeParse(args).success, ran.ok, `${JSON.stringify(args)}: ${ran.content.split('\n')[0]}`);
+    }
+    // The model reads what each argument is for.
+    for (const [name, property] of Object.entries(webFetchTool.parameters.properties ?? {})) {
+      assert.ok(String((property as { description?: string }).description ?? '').length > 10, `${name} has no description`);
+    }
   });
 
   it('HTML becomes readable text: no scripts, styles, comments or tags', async () => {
