@@ -45,7 +45,7 @@ class Components {
 }
 
 /** `/v1/agents/:agentId/knowledge/*path` → `/v1/agents/{agentId}/knowledge/{path}` */
-export function openApiPath(koaPath: string): string {
+function openApiPath(koaPath: string): string {
   return koaPath.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
