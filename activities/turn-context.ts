@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import type { ConversationRow } from '../db/repositories/conversations';
 import type { TurnRow } from '../db/repositories/turns';
 import type { AgentConfig } from '../domain/agent';
+import { TurnFailure } from '../domain/turn-run';
 
 export interface TurnContext {
   turn: TurnRow;
@@ -19,11 +20,11 @@ export interface TurnContext {
 export async function loadTurnContext(repos: Repositories, turnId: string): Promise<TurnContext> {
   // One round trip: the turn, its conversation and the pinned version.
   const found = await repos.turns.withContext({ turnId });
-  if (!found) throw ApplicationFailure.nonRetryable(`turn ${turnId} does not exist`, 'turn_missing');
+  if (!found) throw ApplicationFailure.nonRetryable(`turn ${turnId} does not exist`, TurnFailure.turnMissing);
   const { turn, conversation, version } = found;
   if (!conversation.agent_id || conversation.version === null) {
-    throw ApplicationFailure.nonRetryable(`conversation of turn ${turnId} has no agent`, 'turn_missing');
+    throw ApplicationFailure.nonRetryable(`conversation of turn ${turnId} has no agent`, TurnFailure.turnMissing);
   }
-  if (!version) throw ApplicationFailure.nonRetryable(`the agent of turn ${turnId} is gone`, 'agent_gone');
+  if (!version) throw ApplicationFailure.nonRetryable(`the agent of turn ${turnId} is gone`, TurnFailure.agentGone);
   return { turn, conversation, agentId: conversation.agent_id, config: version };
 }

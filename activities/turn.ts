@@ -6,6 +6,7 @@ import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, MessageRow } from '../db/repositories/conversations';
 import { driveSpace, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
+import { TurnFailure } from '../domain/turn-run';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
 import { buildSystemPrompt } from './prompt';
@@ -79,7 +80,7 @@ function toFailure(e: unknown): Error {
   if (e instanceof ModelError) {
     return ApplicationFailure.create({
       message: e.message,
-      type: e.retryable ? 'model_unavailable' : 'model_rejected',
+      type: e.retryable ? TurnFailure.modelUnavailable : TurnFailure.modelRejected,
       nonRetryable: !e.retryable,
       ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
       details: [{ status: e.status ?? null }],
@@ -95,7 +96,7 @@ export function createTurnActivities(deps: TurnDeps) {
       const ctx = Context.current();
       const writer = `${ctx.info.activityId}#${ctx.info.attempt}`;
       if (!(await deps.repos.turns.claim({ turnId: input.turnId, writer }))) {
-        throw ApplicationFailure.nonRetryable('the turn is no longer running', 'turn_finished');
+        throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
       }
       const { conversation, agentId, config, turn } = await loadTurnContext(deps.repos, input.turnId);
       const { provider, model } = deps.resolveModel(config.grade);

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { type Config, ConfigError } from '../config/env';
-import type { TurnLimits } from '../workflows/turn';
+import type { TurnLimits } from '../domain/turn-run';
 import { AppError } from '../domain/errors';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';

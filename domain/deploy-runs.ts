@@ -2,6 +2,7 @@
  * What the API, the deployment workflows and their activities share: inputs, results, workflow
  * ids and failure types. Pure declarations, so the workflow bundle may import them.
  */
+import { TurnFailure } from './turn-run';
 
 export interface PromoteInput {
   workspaceId: string;
@@ -20,7 +21,8 @@ export interface TestExpiryInput {
 
 /** Failure types of the promotion workflow (ApplicationFailure.type). */
 export const DEPLOY_CHECK_FAILED = 'deploy_check_failed';
-export const DEPLOY_AGENT_GONE = 'agent_gone';
+/** The agent or version to deploy was deleted: the same failure type as a turn's. */
+export const DEPLOY_AGENT_GONE = TurnFailure.agentGone;
 
 /**
  * Ids derived from agent and version, so a repeated call finds the same run (started with the

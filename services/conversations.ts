@@ -11,7 +11,8 @@ import { type AgentConversation, type AskInput, type Requirement, resolveParamet
 import { AppError } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
-import type { TurnInput, TurnLimits } from '../workflows/turn';
+import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
+import type { turnWorkflow } from '../workflows/turn';
 import { readSupplied, suppliedView } from './credentials';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
@@ -156,7 +157,7 @@ export class ConversationsService {
     });
     try {
       const args: TurnInput = { turnId, limits: this.deps.limits };
-      await this.deps.temporal.workflow.start('turnWorkflow', {
+      await this.deps.temporal.workflow.start<typeof turnWorkflow>('turnWorkflow', {
         workflowId: turnWorkflowId(turnId),
         taskQueue: this.deps.turnsQueue,
         args: [args],
@@ -202,5 +203,3 @@ export class ConversationsService {
     return refs;
   }
 }
-
-export const turnWorkflowId = (turnId: string) => `turn-${turnId}`;

@@ -2,23 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivit
 import type { ToolCallActivities } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import type { TranscriptItem } from '../domain/turn-transcript';
-
-/** Limits of one turn; the API passes them from configuration so tests can shorten them. */
-export interface TurnLimits {
-  /** Model calls a turn may make before it stops with an error. */
-  maxSteps: number;
-  /** Attempts of one model call (429, 5xx and network errors are retried with backoff). */
-  modelMaxAttempts: number;
-  /** A model activity that stops heartbeating this long is retried on another worker. */
-  heartbeatTimeoutMs: number;
-  /** First retry delay of a model call (doubled each time, honouring Retry-After). */
-  modelRetryInitialMs: number;
-}
-
-export interface TurnInput {
-  turnId: string;
-  limits: TurnLimits;
-}
+import { nonRetryableTurnFailures, TurnFailure, type TurnInput } from '../domain/turn-run';
 
 /**
  * One conversation turn: model call → tool calls → model call … until a final answer, the step
@@ -34,7 +18,7 @@ export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void>
       backoffCoefficient: 2,
       maximumInterval: '1 minute',
       maximumAttempts: limits.modelMaxAttempts,
-      nonRetryableErrorTypes: ['model_rejected', 'turn_missing', 'agent_gone', 'turn_finished'],
+      nonRetryableErrorTypes: nonRetryableTurnFailures,
     },
   });
   // Short, idempotent database writes: run as local activities, in the worker that runs this
@@ -77,8 +61,8 @@ export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void>
 function describeFailure(err: unknown): { message: string; retryable: boolean } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
-    if (cause.type === 'model_rejected') return { message: `the model rejected the request: ${cause.message}`, retryable: false };
-    if (cause.type === 'model_unavailable') return { message: `the model is unavailable: ${cause.message}`, retryable: true };
+    if (cause.type === TurnFailure.modelRejected) return { message: `the model rejected the request: ${cause.message}`, retryable: false };
+    if (cause.type === TurnFailure.modelUnavailable) return { message: `the model is unavailable: ${cause.message}`, retryable: true };
     return { message: cause.message, retryable: !cause.nonRetryable };
   }
   return { message: cause instanceof Error ? cause.message : 'the turn failed', retryable: true };

@@ -1,0 +1,48 @@
+/**
+ * What the API, the turn workflow and its activities share: the turn's input and limits, its
+ * workflow id and its failure types. Pure declarations, so the workflow bundle may import them.
+ */
+
+/** Limits of one turn; the API passes them from configuration so tests can shorten them. */
+export interface TurnLimits {
+  /** Model calls a turn may make before it stops with an error. */
+  maxSteps: number;
+  /** Attempts of one model call (429, 5xx and network errors are retried with backoff). */
+  modelMaxAttempts: number;
+  /** A model activity that stops heartbeating this long is retried on another worker. */
+  heartbeatTimeoutMs: number;
+  /** First retry delay of a model call (doubled each time, honouring Retry-After). */
+  modelRetryInitialMs: number;
+}
+
+export interface TurnInput {
+  turnId: string;
+  limits: TurnLimits;
+}
+
+/** The turn's workflow id, derived from the turn id so that a repeated start finds the same run. */
+export const turnWorkflowId = (turnId: string) => `turn-${turnId}`;
+
+/** Failure types of the turn's activities (ApplicationFailure.type), read by the turn workflow. */
+export const TurnFailure = {
+  /** The provider refused the request (400, 401, 403, 404, 422…): trying again cannot help. */
+  modelRejected: 'model_rejected',
+  /** The provider could not answer (429, 5xx, network): retried with backoff. */
+  modelUnavailable: 'model_unavailable',
+  /** The turn, or the agent of its conversation, does not exist. */
+  turnMissing: 'turn_missing',
+  /** The agent (or the version the conversation is pinned to) was deleted mid-turn. */
+  agentGone: 'agent_gone',
+  /** The turn already ended (another attempt finished it): nothing more to do. */
+  turnFinished: 'turn_finished',
+} as const;
+
+export type TurnFailureType = (typeof TurnFailure)[keyof typeof TurnFailure];
+
+/** Failures of a model step that no retry can mend. */
+export const nonRetryableTurnFailures: TurnFailureType[] = [
+  TurnFailure.modelRejected,
+  TurnFailure.turnMissing,
+  TurnFailure.agentGone,
+  TurnFailure.turnFinished,
+];
