@@ -159,12 +159,7 @@ export function createTurnActivities(deps: TurnDeps) {
         );
         if (!finished) return;
         await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: input.reply }, trx);
-        const inserted = await trx('credit_debits')
-          .insert({ turn_id: input.turnId, workspace_id: conversation.workspace_id, amount: cost })
-          .onConflict('turn_id')
-          .ignore()
-          .returning('turn_id');
-        if (inserted.length > 0) await deps.repos.workspaces.addCredits({ id: conversation.workspace_id, amount: -cost }, trx);
+        await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId: input.turnId, amount: cost }, trx);
       });
     },
 

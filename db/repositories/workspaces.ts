@@ -15,7 +15,7 @@ function toWorkspace(row: WorkspaceRow): Workspace {
   return { id: row.id, name: row.name, credits: row.credits, createdAt: iso(row.created_at) };
 }
 
-/** Typed queries on `workspaces`. Every method takes one object and an optional transaction. */
+/** Typed queries on `workspaces` and their `credit_debits`. Every method takes one object and an optional transaction. */
 export class WorkspacesRepository {
   constructor(private readonly db: Db) {}
 
@@ -43,5 +43,26 @@ export class WorkspacesRepository {
       .update({ credits: (trx ?? this.db).raw('credits + ?', [amount]) })
       .returning('*');
     return row ? toWorkspace(row) : undefined;
+  }
+
+  /**
+   * Debits a turn's cost once: the debit is keyed by the turn id, so a retried activity finds it
+   * recorded and removes nothing more. True when this call debited.
+   */
+  async debitTurn(
+    { workspaceId, turnId, amount }: { workspaceId: string; turnId: string; amount: number },
+    trx?: Knex.Transaction,
+  ): Promise<boolean> {
+    const debit = async (t: Knex.Transaction) => {
+      const inserted = await t('credit_debits')
+        .insert({ turn_id: turnId, workspace_id: workspaceId, amount })
+        .onConflict('turn_id')
+        .ignore()
+        .returning('turn_id');
+      if (inserted.length === 0) return false;
+      await this.addCredits({ id: workspaceId, amount: -amount }, t);
+      return true;
+    };
+    return trx ? debit(trx) : this.db.transaction(debit);
   }
 }
