@@ -177,6 +177,13 @@ export class ConversationsService {
     return turnId;
   }
 
+  /** A turn of this workspace, for resuming its stream; anything else is turn_not_found. */
+  async workspaceTurn(workspaceId: string, turnId: string): Promise<string> {
+    const turn = await this.deps.repos.turns.get({ turnId, workspaceId });
+    if (!turn) throw new AppError('turn_not_found', 'no such turn');
+    return turn.id;
+  }
+
   /** Attachments land in the conversation drive under `attachments/`; the message keeps references. */
   private async storeAttachments(
     workspaceId: string,

@@ -95,9 +95,8 @@ export function conversationRoutes(
     async (ctx, { params }) => {
       const after = lastEventId(ctx);
       if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
-      const turn = await deps.repos.turns.get({ turnId: params.turnId, workspaceId: workspaceOf(ctx) });
-      if (!turn) throw new AppError('turn_not_found', 'no such turn');
-      streamTurn(ctx, stream, turn.id, after, deps.stream);
+      const turnId = await conversations.workspaceTurn(workspaceOf(ctx), params.turnId);
+      streamTurn(ctx, stream, turnId, after, deps.stream);
       return undefined;
     },
   );
