@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { TurnsRepository } from '../../db/repositories/turns';
+import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
 import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
@@ -85,7 +85,7 @@ export function streamTurn(
           }
         }
         if (chunk) out.write(chunk);
-        if (events.length === 1000) again = true; // a long backlog: keep reading
+        if (events.length === EVENTS_PAGE_SIZE) again = true; // a long backlog: keep reading
       } while (again && !finished);
       failures = 0;
     } catch (err) {

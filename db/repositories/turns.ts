@@ -22,6 +22,9 @@ export interface StoredEvent {
   event: TurnEvent;
 }
 
+/** Events `eventsAfter` reads at most at once; a full page means more may follow. */
+export const EVENTS_PAGE_SIZE = 1000;
+
 /** The channel the API LISTENs on; the payload is only the turn id. */
 export const TURN_EVENTS_CHANNEL = 'turn_events';
 
@@ -132,7 +135,7 @@ export class TurnsRepository {
   }
 
   /** Events after `seq`, in order (at most `limit`). */
-  async eventsAfter({ turnId, seq, limit = 1000 }: { turnId: string; seq: number; limit?: number }): Promise<StoredEvent[]> {
+  async eventsAfter({ turnId, seq, limit = EVENTS_PAGE_SIZE }: { turnId: string; seq: number; limit?: number }): Promise<StoredEvent[]> {
     const rows = await this.db('turn_events')
       .where({ turn_id: turnId })
       .andWhere('seq', '>', seq)
