@@ -1,16 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ProbeActivities } from '../activities/probe';
-
-export interface ProbeInput {
-  probeId: string;
-  workspaceId: string;
-}
-
-export interface ProbeResult {
-  probeId: string;
-  taskQueue: string;
-  workerIdentity: string;
-}
+import type { ProbeActivities, ProbeInput, ProbeResult } from '../domain/probe';
 
 const { recordProbe } = proxyActivities<ProbeActivities>({
   startToCloseTimeout: '10 seconds',
