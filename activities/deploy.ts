@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { AgentConfig } from '../domain/agent';
-import { levelOfScope, missingRequirements } from '../domain/credentials';
+import { type CredentialSource, type Credentials, levelOfScope, missingRequirements } from '../domain/credentials';
 import { DEPLOY_AGENT_GONE, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 import { mintPublicToken } from '../domain/public-token';
 import { slugFromName } from '../domain/publishing';
@@ -9,7 +9,7 @@ import type { SecretBox } from '../domain/secret-box';
 import type { ResolveModel } from './turn';
 import { listMcpTools } from './tools/mcp';
 import { substituteCredentials } from './tools/substitute';
-import type { CredentialSource, Credentials, SafeFetch } from './tools/types';
+import type { SafeFetch } from './tools/types';
 
 export interface DeployDeps {
   repos: Repositories;

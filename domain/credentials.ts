@@ -169,3 +169,32 @@ export function connectionStatuses(
   }
   return out;
 }
+
+/** A connection's value as supplied with `bind`/`attach`: an OAuth-style token and its metadata. */
+export interface ConnectionValue {
+  accessToken: string;
+  refreshToken?: string;
+  /** ISO 8601. */
+  expiresAt?: string;
+  accountLabel?: string;
+}
+
+/** What a stored connection seals: the tokens and expiry (the account label is stored in the clear). */
+export type SealedConnection = Omit<ConnectionValue, 'accountLabel'>;
+
+/**
+ * The decrypted values a tool call may use, loaded by reference at call time (never part of a
+ * workflow or activity input or result): fixed-scope values from the agent, conversation-scope
+ * values from the conversation.
+ */
+export interface Credentials {
+  /** Secret name → value. */
+  secrets: Record<string, string>;
+  /** Provider → connection. */
+  connections: Record<string, ConnectionValue>;
+}
+
+/** Loads the values of a conversation and its agent, decrypted (the worker's activities read them). */
+export interface CredentialSource {
+  load(ref: { workspaceId: string; agentId: string; conversationId: string }): Promise<Credentials>;
+}

@@ -1,38 +1,20 @@
 import type { Knex } from 'knex';
-import type { ConnectionValue, CredentialSource, Credentials } from '../activities/tools/types';
-import { type Config, ConfigError } from '../config/env';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import type { ConnectionMeta, CredentialOwner, Supplied } from '../db/repositories/credentials';
+import { agentOwner, type ConnectionMeta, conversationOwner, type CredentialOwner, type Supplied } from '../db/repositories/credentials';
 import {
   type ConnectionStatus,
   connectionStatuses,
   type CredentialsInput,
   type Declarations,
   type Level,
+  type SealedConnection,
   type StoredConnection,
   type SuppliedView,
   suppliedProblem,
 } from '../domain/credentials';
 import { AppError } from '../domain/errors';
-import { decodeSecretsKey, SECRETS_KEY_FORMAT, SecretBox, sealContext } from '../domain/secret-box';
-
-/** The secret box of SECRETS_KEY; a ConfigError naming it when unset (`npm start` makes one). */
-export function secretBoxFromConfig(config: Pick<Config, 'SECRETS_KEY'>): SecretBox {
-  const key = config.SECRETS_KEY === undefined ? undefined : decodeSecretsKey(config.SECRETS_KEY);
-  if (!key) throw new ConfigError('SECRETS_KEY', `required: ${SECRETS_KEY_FORMAT}; encrypts secret and connection values`);
-  return new SecretBox(key);
-}
-
-/** The sealed JSON of a connection: the tokens and expiry (the account label is stored in the clear). */
-interface SealedConnection {
-  accessToken: string;
-  refreshToken?: string;
-  expiresAt?: string;
-}
-
-const agentOwner = (id: string): CredentialOwner => ({ kind: 'agent', id });
-const conversationOwner = (id: string): CredentialOwner => ({ kind: 'conversation', id });
+import { type SecretBox, sealContext } from '../domain/secret-box';
 
 function storedConnection(row: ConnectionMeta): StoredConnection {
   return {
@@ -179,43 +161,3 @@ function oauthNotConfigured(provider: string, instead: string): AppError {
       `obtain the tokens yourself and supply them with ${instead}`,
   );
 }
-
-/** Fixed-scope values come from the agent, conversation-scope values from the conversation. */
-const levelOrder: Record<Level, number> = { agent: 0, conversation: 1 };
-
-/**
- * The `CredentialSource` tool activities call at call time: every value stored on the agent and
- * on the conversation, decrypted; a conversation value wins over an agent value of the same
- * name. A value that cannot be decrypted (another SECRETS_KEY, altered) throws a
- * `SecretBoxError` saying so.
- */
-export function createCredentialSource(deps: { repos: Pick<Repositories, 'credentials'>; box: SecretBox }): CredentialSource {
-  return {
-    async load({ workspaceId, agentId, conversationId }): Promise<Credentials> {
-      const rows = await deps.repos.credentials.values({ workspaceId, owners: [agentOwner(agentId), conversationOwner(conversationId)] });
-      const out: Credentials = { secrets: {}, connections: {} };
-      const secrets = [...rows.secrets].sort((a, b) => levelOrder[a.owner_kind] - levelOrder[b.owner_kind]);
-      for (const row of secrets) {
-        out.secrets[row.name] = deps.box.open(row.value, sealContext('secret', row.owner_kind, row.owner_id, row.name));
-      }
-      const connections = [...rows.connections].sort((a, b) => levelOrder[a.owner_kind] - levelOrder[b.owner_kind]);
-      for (const row of connections) {
-        const sealed = JSON.parse(deps.box.open(row.value, sealContext('connection', row.owner_kind, row.owner_id, row.provider))) as SealedConnection;
-        const value: ConnectionValue = {
-          accessToken: sealed.accessToken,
-          ...(sealed.refreshToken !== undefined ? { refreshToken: sealed.refreshToken } : {}),
-          ...(sealed.expiresAt !== undefined ? { expiresAt: sealed.expiresAt } : {}),
-          ...(row.account_label !== null ? { accountLabel: row.account_label } : {}),
-        };
-        out.connections[row.provider] = value;
-      }
-      return out;
-    },
-  };
-}
-
-/** The credential source from configuration, for the worker's activity dependencies. */
-export function credentialSourceFromConfig(config: Pick<Config, 'SECRETS_KEY'>, repos: Pick<Repositories, 'credentials'>): CredentialSource {
-  return createCredentialSource({ repos, box: secretBoxFromConfig(config) });
-}
-

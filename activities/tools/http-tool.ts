@@ -3,7 +3,8 @@ import type { ModelTool } from '../model/types';
 import { capText, httpToolTimeout } from './limits';
 import { describeOutboundError } from './outbound';
 import { maskSecrets, resolveReference, TEMPLATE_PATTERN } from './substitute';
-import type { Credentials, SafeFetch, ToolResult } from './types';
+import type { Credentials } from '../../domain/credentials';
+import type { SafeFetch, ToolResult } from './types';
 import { callSignal, responseBodyText, responseHead } from './web-fetch';
 
 /**

@@ -1,4 +1,4 @@
-import type { Credentials } from './types';
+import type { Credentials } from '../../domain/credentials';
 
 /**
  * Credentials in tool templates, and keeping them out of what the model sees.

@@ -51,30 +51,5 @@ export const noTools: ToolRunner = {
   prepare: async (_ctx, call) => unknownToolCall(call),
 };
 
-/** A connection's value as supplied with `bind`/`attach`: an OAuth-style token and its metadata. */
-export interface ConnectionValue {
-  accessToken: string;
-  refreshToken?: string;
-  /** ISO 8601. */
-  expiresAt?: string;
-  accountLabel?: string;
-}
-
-/**
- * The decrypted values a tool call may use, loaded by reference at call time (never part of a
- * workflow or activity input or result): fixed-scope values from the agent, conversation-scope
- * values from the conversation.
- */
-export interface Credentials {
-  /** Secret name → value. */
-  secrets: Record<string, string>;
-  /** Provider → connection. */
-  connections: Record<string, ConnectionValue>;
-}
-
-export interface CredentialSource {
-  load(ref: { workspaceId: string; agentId: string; conversationId: string }): Promise<Credentials>;
-}
-
 /** A fetch that refuses private, loopback, link-local and metadata addresses (see outbound.ts). */
 export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number }) => Promise<Response>;

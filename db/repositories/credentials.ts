@@ -7,6 +7,9 @@ export interface CredentialOwner {
   id: string;
 }
 
+export const agentOwner = (id: string): CredentialOwner => ({ kind: 'agent', id });
+export const conversationOwner = (id: string): CredentialOwner => ({ kind: 'conversation', id });
+
 export interface SecretValueRow {
   owner_kind: CredentialOwner['kind'];
   owner_id: string;
@@ -56,7 +59,7 @@ function whereOwners(q: Knex.QueryBuilder, owners: CredentialOwner[]): Knex.Quer
 
 /**
  * Encrypted secret and connection values, by owner. The repository stores and returns sealed
- * bytes only; sealing and opening is the credentials service's job.
+ * bytes only: the credentials service seals them, the worker's credential source opens them.
  */
 export class CredentialsRepository {
   constructor(private readonly db: Db) {}

@@ -5,7 +5,7 @@ import { httpToolSchema, type HttpTool } from '../../domain/agent';
 import { buildHttpRequest, httpToolDefinition, runHttpTool } from '../../activities/tools/http-tool';
 import { createSafeFetch } from '../../activities/tools/outbound';
 import { maskSecrets, substituteCredentials } from '../../activities/tools/substitute';
-import type { Credentials } from '../../activities/tools/types';
+import type { Credentials } from '../../domain/credentials';
 
 interface Seen {
   method: string;

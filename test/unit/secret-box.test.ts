@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/env';
 import { decodeSecretsKey, SecretBox, SecretBoxError, sealContext } from '../../domain/secret-box';
 import { ensureKeyFile } from '../../infra/key-file';
-import { secretBoxFromConfig } from '../../services/credentials';
+import { secretBoxFromConfig } from '../../config/secret-box';
 
 describe('secret box (AES-256-GCM) and SECRETS_KEY', () => {
   const key = randomBytes(32);
