@@ -9,6 +9,7 @@ import type * as RepositoriesModule from '../db/repositories';
 import type { Logger } from '../infra/logger';
 import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
 import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
+import type * as ActivityDepsModule from '../workers/activity-deps';
 import type * as WorkerModule from '../workers/worker';
 
 // Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
@@ -20,6 +21,7 @@ const apiSide = () => ({
 });
 const workerSide = () => ({
   ...(require('../activities') as typeof ActivitiesModule),
+  ...(require('../workers/activity-deps') as typeof ActivityDepsModule),
   ...(require('../infra/temporal-runtime') as typeof TemporalRuntimeModule),
   ...(require('../workers/worker') as typeof WorkerModule),
 });

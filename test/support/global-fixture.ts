@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { activityDepsFromConfig, createActivities } from '../../activities';
+import { createActivities } from '../../activities';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
@@ -14,6 +14,7 @@ import { locateTemporalCli } from '../../infra/temporal-cli';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { installTemporalRuntime } from '../../infra/temporal-runtime';
+import { activityDepsFromConfig } from '../../workers/activity-deps';
 import { startWorkers, type WorkerSet } from '../../workers/worker';
 import { setFixture } from './fixture';
 

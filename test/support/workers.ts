@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { activityDepsFromConfig, createActivities } from '../../activities';
+import { createActivities } from '../../activities';
 import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
+import { activityDepsFromConfig } from '../../workers/activity-deps';
 import { startWorkers } from '../../workers/worker';
 import { cliEntry, repoRoot } from './cli';
 import { fixture } from './fixture';

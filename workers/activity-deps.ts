@@ -1,0 +1,46 @@
+import type { ActivityDeps } from '../activities';
+import { createModelResolver } from '../activities/model/registry';
+import { createSafeFetch } from '../activities/tools/outbound';
+import { createToolRunner } from '../activities/tools/runner';
+import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sources';
+import type { SafeFetch, ToolRunner } from '../activities/tools/types';
+import type { Config } from '../config/env';
+import { secretBoxFromConfig } from '../config/secret-box';
+import type { Db } from '../db/connect';
+import { createRepositories, type Repositories } from '../db/repositories';
+import { credentialSourceFromConfig } from '../infra/credential-source';
+import { workerIdentity } from './identity';
+
+/**
+ * Built-in tools, HTTP tools and MCP servers, reaching the network only through the
+ * outbound-safe fetch, with credentials decrypted at call time (SECRETS_KEY).
+ */
+function toolRunnerFromConfig(config: Config, repos: Repositories, fetch: SafeFetch): ToolRunner {
+  const credentials = credentialSourceFromConfig(config, repos);
+  return createToolRunner({
+    repos,
+    builtIns: [webFetchBuiltIn(fetch)],
+    sources: createExtraToolSources({ credentials, fetch }),
+  });
+}
+
+/** The real dependencies, from configuration: what `hosted-agents worker` and `start` run with. */
+export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
+  const repos = createRepositories(db);
+  const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
+  return {
+    db,
+    repos,
+    workerIdentity: workerIdentity(),
+    resolveModel: createModelResolver(config),
+    tools: toolRunnerFromConfig(config, repos, fetch),
+    creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
+    textFlushMs: 20,
+    deploy: {
+      credentials: credentialSourceFromConfig(config, repos),
+      fetch,
+      box: secretBoxFromConfig(config),
+      modelCheckTimeoutMs: 20_000,
+    },
+  };
+}
