@@ -9,7 +9,7 @@ import type { SecretBox } from '../domain/secret-box';
 import type { ResolveModel } from './turn';
 import { listMcpTools } from './tools/mcp';
 import { substituteCredentials } from './tools/substitute';
-import type { SafeFetch } from './tools/types';
+import type { SafeFetch } from './outbound/safe-fetch';
 
 export interface DeployDeps {
   repos: Repositories;

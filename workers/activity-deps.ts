@@ -1,9 +1,9 @@
 import type { ActivityDeps } from '../activities';
 import { createModelResolver } from '../activities/model/registry';
-import { createSafeFetch } from '../activities/tools/outbound';
+import { createSafeFetch, type SafeFetch } from '../activities/outbound/safe-fetch';
 import { createToolRunner } from '../activities/tools/runner';
 import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sources';
-import type { SafeFetch, ToolRunner } from '../activities/tools/types';
+import type { ToolRunner } from '../activities/tools/types';
 import type { Config } from '../config/env';
 import { secretBoxFromConfig } from '../config/secret-box';
 import type { Db } from '../db/connect';

@@ -1,10 +1,11 @@
 import { effectiveParamLocation, type HttpTool, type HttpToolParam } from '../../domain/agent';
 import type { ModelTool } from '../model/types';
 import { capText, httpToolTimeout } from './limits';
-import { describeOutboundError } from './outbound';
+import { describeOutboundError } from '../outbound/errors';
 import { maskSecrets, resolveReference, TEMPLATE_PATTERN } from './substitute';
 import type { Credentials } from '../../domain/credentials';
-import type { SafeFetch, ToolResult } from './types';
+import type { SafeFetch } from '../outbound/safe-fetch';
+import type { ToolResult } from './types';
 import { callSignal, responseBodyText, responseHead } from './web-fetch';
 
 /**

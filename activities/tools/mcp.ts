@@ -19,7 +19,8 @@ import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Co
 import type { McpServer } from '../../domain/agent';
 import type { JsonSchemaObject, ModelTool } from '../model/types';
 import { capText } from './limits';
-import type { SafeFetch, ToolResult } from './types';
+import type { SafeFetch } from '../outbound/safe-fetch';
+import type { ToolResult } from './types';
 
 export const MCP_DEFAULT_TIMEOUT_MS = 30_000;
 /** Longest model-facing tool name OpenAI and Anthropic accept. */

@@ -6,7 +6,8 @@ import { callMcpTool, listMcpTools, type McpToolEntry } from './mcp';
 import type { OfferedTool, ToolSources } from './runner';
 import { maskSecrets, substituteCredentials } from './substitute';
 import type { CredentialSource, Credentials } from '../../domain/credentials';
-import type { SafeFetch, ToolContext } from './types';
+import type { SafeFetch } from '../outbound/safe-fetch';
+import type { ToolContext } from './types';
 import { runWebFetch, webFetchTool } from './web-fetch';
 
 /** `web.fetch`: a built-in, through the outbound-safe fetch. */

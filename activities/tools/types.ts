@@ -50,6 +50,3 @@ export const noTools: ToolRunner = {
   available: async () => [],
   prepare: async (_ctx, call) => unknownToolCall(call),
 };
-
-/** A fetch that refuses private, loopback, link-local and metadata addresses (see outbound.ts). */
-export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number }) => Promise<Response>;

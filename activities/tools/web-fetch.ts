@@ -1,7 +1,9 @@
 import type { ModelTool } from '../model/types';
 import { capText, toolLimits } from './limits';
-import { describeOutboundError, readCapped } from './outbound';
-import type { SafeFetch, ToolResult } from './types';
+import { readCapped } from '../outbound/capped-body';
+import { describeOutboundError } from '../outbound/errors';
+import type { SafeFetch } from '../outbound/safe-fetch';
+import type { ToolResult } from './types';
 
 /**
  * The built-in tool `web.fetch` (offered to the model as `web_fetch`): fetch a public page or API

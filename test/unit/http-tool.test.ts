@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpToolSchema, type HttpTool } from '../../domain/agent';
 import { buildHttpRequest, httpToolDefinition, runHttpTool } from '../../activities/tools/http-tool';
-import { createSafeFetch } from '../../activities/tools/outbound';
+import { createSafeFetch } from '../../activities/outbound/safe-fetch';
 import { maskSecrets, substituteCredentials } from '../../activities/tools/substitute';
 import type { Credentials } from '../../domain/credentials';
 

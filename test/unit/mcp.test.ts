@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import type { McpServer } from '../../domain/agent';
 import { callMcpTool, connectMcp, listMcpTools, type McpSession } from '../../activities/tools/mcp';
-import { createSafeFetch } from '../../activities/tools/outbound';
-import type { SafeFetch } from '../../activities/tools/types';
+import { createSafeFetch, type SafeFetch } from '../../activities/outbound/safe-fetch';
 import {
   freePort,
   startEverything,

@@ -4,7 +4,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../../config/env';
 import { capText, httpToolTimeout, toolLimits } from '../../activities/tools/limits';
-import { blockedRange, createSafeFetch, OutboundError, OutboundRefusedError, readCapped } from '../../activities/tools/outbound';
+import { blockedRange } from '../../activities/outbound/address-policy';
+import { readCapped } from '../../activities/outbound/capped-body';
+import { OutboundError, OutboundRefusedError } from '../../activities/outbound/errors';
+import { createSafeFetch } from '../../activities/outbound/safe-fetch';
 
 interface Seen {
   method: string;

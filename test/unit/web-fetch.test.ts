@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { toolLimits } from '../../activities/tools/limits';
-import { createSafeFetch } from '../../activities/tools/outbound';
+import { createSafeFetch } from '../../activities/outbound/safe-fetch';
 import { htmlToText, runWebFetch, webFetchTool } from '../../activities/tools/web-fetch';
 
 const PAGE = `<!DOCTYPE html>
