@@ -7,7 +7,7 @@ import { mintPublicToken } from '../domain/public-token';
 import { slugFromName } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';
 import type { ResolveModel } from './turn';
-import { listMcpTools } from './tools/mcp';
+import { listMcpTools } from './tools/mcp/tools';
 import { substituteCredentials } from './tools/substitute';
 import type { SafeFetch } from './outbound/safe-fetch';
 

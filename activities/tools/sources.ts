@@ -2,7 +2,7 @@ import type { McpServer } from '../../domain/agent';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
 import { httpToolDefinition, runHttpTool } from './http-tool';
-import { callMcpTool, listMcpTools, type McpToolEntry } from './mcp';
+import { callMcpTool, listMcpTools, type McpToolEntry } from './mcp/tools';
 import type { OfferedTool, ToolSources } from './runner';
 import { maskSecrets, substituteCredentials } from './substitute';
 import type { CredentialSource, Credentials } from '../../domain/credentials';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { assignMcpToolNames, mcpResultToToolResult, mcpToolName } from '../../activities/tools/mcp';
+import { assignMcpToolNames, mcpToolName } from '../../activities/tools/mcp/names';
+import { mcpResultToToolResult } from '../../activities/tools/mcp/results';
 
 /** MCP tool naming and result rendering, without a server. */
 

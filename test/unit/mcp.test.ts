@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { McpServer } from '../../domain/agent';
-import { callMcpTool, connectMcp, listMcpTools, type McpSession } from '../../activities/tools/mcp';
+import { connectMcp, type McpSession } from '../../activities/tools/mcp/client';
+import { callMcpTool, listMcpTools } from '../../activities/tools/mcp/tools';
 import { createSafeFetch, type SafeFetch } from '../../activities/outbound/safe-fetch';
 import {
   freePort,

@@ -1,32 +1,26 @@
 /**
- * MCP tools: an agent's `mcpServers` offer their tools to the model, named `<server>__<tool>`.
- *
- * Each server is reached over Streamable HTTP (`transport: 'http'`, the default) or the older
- * HTTP+SSE transport (`'sse'`) with the official SDK. Every outbound request goes through the
- * fetch given in the options (the outbound-safety fetch in production): the SDK transports take a
- * `fetch` option and use it for every POST, GET (event stream) and DELETE they make.
+ * One session with one MCP server. Each server is reached over Streamable HTTP (`transport:
+ * 'http'`, the default) or the older HTTP+SSE transport (`'sse'`) with the official SDK. Every
+ * outbound request goes through the fetch given in the options (the outbound-safety fetch in
+ * production): the SDK transports take a `fetch` option and use it for every POST, GET (event
+ * stream) and DELETE they make.
  *
  * `timeoutMs` (default 30 s) bounds connecting (transport start + `initialize`), listing (all
- * pages together) and each call. Listing and calling never throw: an unreachable server's tools
- * are left out with a `problems` entry, a failed call is `ok: false` with a clear message.
+ * pages together) and each call.
  */
-import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '../../domain/agent';
-import type { JsonSchemaObject, ModelTool } from '../model/types';
-import { capText } from './limits';
-import type { SafeFetch } from '../outbound/safe-fetch';
-import type { ToolResult } from './types';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '../../../domain/agent';
+import type { JsonSchemaObject } from '../../model/types';
+import type { SafeFetch } from '../../outbound/safe-fetch';
+import { capText } from '../limits';
+import type { ToolResult } from '../types';
+import { hasContent, mcpResultToToolResult } from './results';
 
-export const MCP_DEFAULT_TIMEOUT_MS = 30_000;
-/** Longest model-facing tool name OpenAI and Anthropic accept. */
-export const MCP_MAX_NAME = 64;
-/** A server's tool description is cut to this many characters (a server cannot flood the prompt). */
-export const MCP_MAX_DESCRIPTION = 4_000;
+const MCP_DEFAULT_TIMEOUT_MS = 30_000;
 /** At most this many `tools/list` pages are read from one server. */
 const MAX_LIST_PAGES = 20;
 /** How long `close()` waits for the session's DELETE and the transport to close. */
@@ -62,75 +56,6 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** One MCP tool as offered to the model. */
-export interface McpToolEntry {
-  /** What the model calls it by: `[A-Za-z0-9_-]{1,64}`, unique across the listing. */
-  modelName: string;
-  /** `<server>.<tool>`, for steps and logs. */
-  displayName: string;
-  /** The server's name (from the agent's `mcpServers`). */
-  server: string;
-  /** The tool's name on that server. */
-  tool: string;
-  definition: ModelTool;
-}
-
-export interface McpListOptions {
-  /** Each server's headers with secrets substituted; defaults to `server.headers` as configured. */
-  headers?: (server: McpServer) => Record<string, string>;
-  fetch?: SafeFetch;
-  signal?: AbortSignal;
-}
-
-export interface McpListing {
-  tools: McpToolEntry[];
-  /** One line per server whose tools are missing (unreachable, timed out, refused…). */
-  problems: string[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Names
-
-const INVALID_NAME_CHARS = /[^A-Za-z0-9_-]/gu;
-
-function shortHash(seed: string): string {
-  return createHash('sha256').update(seed).digest('hex').slice(0, 8);
-}
-
-/** `base` cut so that `_<8 hex>` fits in 64 characters, then that suffix. */
-function withHash(base: string, seed: string): string {
-  return `${base.slice(0, MCP_MAX_NAME - 9)}_${shortHash(seed)}`;
-}
-
-/**
- * The model-facing name of `toolName` on `serverName`: `<server>__<tool>`, with every character
- * outside `[A-Za-z0-9_-]` replaced by `_`. When that replacement changed anything or the name is
- * longer than 64 characters, it is cut and given a stable 8-hex suffix hashed from the original
- * server and tool names, so two different tools do not end up with the same sanitised name.
- */
-export function mcpToolName(serverName: string, toolName: string): string {
-  const raw = `${serverName}__${toolName}`;
-  const clean = raw.replace(INVALID_NAME_CHARS, '_');
-  if (clean === raw && clean.length <= MCP_MAX_NAME) return clean;
-  return withHash(clean, `${serverName}\u0000${toolName}`);
-}
-
-/**
- * Model-facing names for a listing, in order: `mcpToolName` for each, and for any name already
- * taken by an earlier entry (e.g. server `a` tool `b__c` against server `a__b` tool `c`) a
- * hash-suffixed one instead. The first entry keeps the plain name.
- */
-export function assignMcpToolNames(pairs: ReadonlyArray<{ server: string; tool: string }>): string[] {
-  const taken = new Set<string>();
-  return pairs.map(({ server, tool }) => {
-    let name = mcpToolName(server, tool);
-    const base = `${server}__${tool}`.replace(INVALID_NAME_CHARS, '_');
-    for (let n = 0; taken.has(name); n++) name = withHash(base, `${server}\u0000${tool}\u0000${n}`);
-    taken.add(name);
-    return name;
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Errors and bounds
 
@@ -140,7 +65,7 @@ function shownUrl(url: URL): string {
 }
 
 /** An error's message with its cause (fetch's "fetch failed" says little without ECONNREFUSED). */
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause: unknown = err.cause;
   let text = err.message || err.name;
@@ -187,51 +112,6 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
     }),
   ]);
   clearTimeout(timer);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Results
-
-function base64Bytes(data: string): number {
-  return Buffer.byteLength(data, 'base64');
-}
-
-function renderBlock(block: ContentBlock): string {
-  switch (block.type) {
-    case 'text':
-      return block.text;
-    case 'image':
-      return `[image ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
-    case 'audio':
-      return `[audio ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
-    case 'resource_link':
-      return `[resource link ${block.uri}${block.name ? ` "${block.name}"` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}]`;
-    case 'resource': {
-      const r = block.resource;
-      if ('text' in r) return `[resource ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}]\n${r.text}`;
-      return `[resource ${r.uri}, ${r.mimeType ?? 'binary'}, ${base64Bytes(r.blob)} bytes]`;
-    }
-    default: {
-      const type: unknown = (block as { type?: unknown }).type;
-      return `[${typeof type === 'string' ? type : 'unknown'} content]`;
-    }
-  }
-}
-
-function hasContent(result: object): result is CallToolResult {
-  return Array.isArray((result as { content?: unknown }).content);
-}
-
-/** A `tools/call` result as the model sees it: text joined, other content summarised, capped. */
-export function mcpResultToToolResult(
-  result: { content?: ContentBlock[]; structuredContent?: Record<string, unknown>; isError?: boolean },
-  displayName: string,
-): ToolResult {
-  const parts = (result.content ?? []).map(renderBlock);
-  let text = parts.join('\n');
-  if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
-  if (result.isError) return { ok: false, content: capText(text || `${displayName} reported an error`) };
-  return { ok: true, content: capText(text || '(no content)') };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,80 +228,4 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
       await settleWithin(client.close(), CLOSE_WAIT_MS);
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Listing and calling across servers
-
-function toolDescription(tool: McpToolInfo, displayName: string): string {
-  const text = tool.description?.trim() || tool.title?.trim() || `MCP tool ${displayName}`;
-  return text.length <= MCP_MAX_DESCRIPTION ? text : `${text.slice(0, MCP_MAX_DESCRIPTION - 1)}…`;
-}
-
-async function listOne(server: McpServer, opts: McpListOptions): Promise<McpToolInfo[]> {
-  const headers = opts.headers ? opts.headers(server) : { ...(server.headers ?? {}) };
-  const session = await connectMcp(server, {
-    headers,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  try {
-    return await session.listTools(opts.signal);
-  } finally {
-    await session.close();
-  }
-}
-
-/**
- * Every tool of every server, named for the model, servers in parallel (each within its own
- * `timeoutMs`). A server that fails is skipped with a line in `problems`; never throws.
- */
-export async function listMcpTools(servers: readonly McpServer[], opts: McpListOptions = {}): Promise<McpListing> {
-  const results = await Promise.all(
-    servers.map(async (server) => {
-      try {
-        return { server, tools: await listOne(server, opts) };
-      } catch (err) {
-        return { server, tools: [] as McpToolInfo[], problem: err instanceof Error ? err.message : String(err) };
-      }
-    }),
-  );
-  const problems = results.flatMap((r) => (r.problem ? [r.problem] : []));
-  const found = results.flatMap((r) => r.tools.map((tool) => ({ server: r.server.name, tool })));
-  const names = assignMcpToolNames(found.map((f) => ({ server: f.server, tool: f.tool.name })));
-  const tools = found.map((f, i): McpToolEntry => {
-    const modelName = names[i]!;
-    const displayName = `${f.server}.${f.tool.name}`;
-    return {
-      modelName,
-      displayName,
-      server: f.server,
-      tool: f.tool.name,
-      definition: { name: modelName, description: toolDescription(f.tool, displayName), parameters: f.tool.inputSchema },
-    };
-  });
-  return { tools, problems };
-}
-
-/**
- * Connects, runs one tool and closes: what one tool-call activity does. Never throws; a server
- * that cannot be reached is `ok: false` with the reason. `signal` aborts connecting and the call.
- */
-export async function callMcpTool(
-  server: McpServer,
-  tool: string,
-  args: Record<string, unknown>,
-  opts: McpConnectOptions,
-): Promise<ToolResult> {
-  let session: McpSession;
-  try {
-    session = await connectMcp(server, opts);
-  } catch (err) {
-    return { ok: false, content: `${server.name}.${tool} failed: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  try {
-    return await session.callTool(tool, args, opts.signal);
-  } finally {
-    await session.close();
-  }
 }
