@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
 import type { ApiContext, ApiState } from './context';
 import { jsonBody } from './middleware/json-body';
@@ -102,4 +102,16 @@ export class ApiRouter {
 /** Lists are wrapped so that pagination can be added without breaking clients. */
 export function listOf<T>(data: T[]): { data: T[] } {
   return { data };
+}
+
+/**
+ * The schema of what `listOf` answers, named in the OpenAPI document by `meta.id`; `more` adds
+ * fields beside `data` (the public history's running turn).
+ */
+export function listSchema<T extends z.ZodType, M extends z.ZodRawShape = Record<never, never>>(
+  item: T,
+  meta: { id: string; description?: string },
+  more?: M,
+) {
+  return z.object({ data: z.array(item), ...(more as M) }).meta(meta);
 }

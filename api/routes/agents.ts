@@ -9,15 +9,13 @@ import {
 import { triggersBodySchema } from '../../domain/trigger';
 import type { AgentsService } from '../../services/agents';
 import { workspaceOf } from '../context';
-import { type ApiRouter, listOf } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 
 export const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
 const workflowParams = agentIdParam.extend({ name: z.string().min(1).max(200) });
 const versionQuery = z
   .object({ version: z.coerce.number({ error: 'a version number' }).int('a whole number').min(1, 'at least 1').optional() })
   .strict();
-
-const listSchema = <T extends z.ZodType>(item: T, id: string) => z.object({ data: z.array(item) }).meta({ id });
 
 /**
  * Agents and their versions. Publishing operations (`PATCH`, `PUT …/workflows`,
@@ -38,7 +36,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
     {
       method: 'get', path: '/v1/agents', operationId: 'listAgents', tag: 'Agents',
       summary: 'Every agent of the workspace at its latest version, newest first',
-      response: { status: 200, description: 'The agents', schema: listSchema(agentSchema, 'AgentList') },
+      response: { status: 200, description: 'The agents', schema: listSchema(agentSchema, { id: 'AgentList' }) },
     },
     async (ctx) => listOf(await agents.list(workspaceOf(ctx))),
   );
@@ -77,7 +75,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       method: 'get', path: '/v1/agents/:agentId/versions', operationId: 'listAgentVersions', tag: 'Agents',
       summary: 'Every version snapshot of the agent, newest first',
       params: agentIdParam,
-      response: { status: 200, description: 'The snapshots', schema: listSchema(agentSchema, 'AgentVersionList') },
+      response: { status: 200, description: 'The snapshots', schema: listSchema(agentSchema, { id: 'AgentVersionList' }) },
       errors: ['agent_not_found'],
     },
     async (ctx, { params }) => listOf(await agents.versions(workspaceOf(ctx), params.agentId)),
@@ -87,7 +85,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       method: 'get', path: '/v1/agents/:agentId/deployments', operationId: 'listAgentDeployments', tag: 'Agents',
       summary: 'The deployment list: one item a version, newest first',
       params: agentIdParam,
-      response: { status: 200, description: 'The version items', schema: listSchema(versionItemSchema, 'VersionItemList') },
+      response: { status: 200, description: 'The version items', schema: listSchema(versionItemSchema, { id: 'VersionItemList' }) },
       errors: ['agent_not_found'],
     },
     async (ctx, { params }) => listOf(await agents.versionItems(workspaceOf(ctx), params.agentId)),

@@ -4,7 +4,7 @@ import { AppError } from '../../domain/errors';
 import type { ConversationsService } from '../../services/conversations';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
-import { type ApiRouter, listOf } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
 import { agentIdParam } from './agents';
@@ -34,7 +34,7 @@ export function conversationRoutes(
       method: 'get', path: '/v1/agents/:agentId/conversations', operationId: 'listConversations', tag: 'Conversations',
       summary: "The agent's conversations, newest first",
       params: agentIdParam,
-      response: { status: 200, description: 'The conversations', schema: z.object({ data: z.array(agentConversationSchema) }).meta({ id: 'AgentConversationList' }) },
+      response: { status: 200, description: 'The conversations', schema: listSchema(agentConversationSchema, { id: 'AgentConversationList' }) },
       errors: ['agent_not_found'],
     },
     async (ctx, { params }) => listOf(await conversations.listForAgent(workspaceOf(ctx), params.agentId)),
@@ -54,7 +54,7 @@ export function conversationRoutes(
       method: 'get', path: '/v1/conversations/:conversationId/messages', operationId: 'listMessages', tag: 'Conversations',
       summary: 'The messages in order',
       params: conversationIdParam,
-      response: { status: 200, description: 'The messages', schema: z.object({ data: z.array(messageSchema) }).meta({ id: 'MessageList' }) },
+      response: { status: 200, description: 'The messages', schema: listSchema(messageSchema, { id: 'MessageList' }) },
       errors: ['conversation_not_found'],
     },
     async (ctx, { params }) => listOf(await conversations.messages(workspaceOf(ctx), params.conversationId)),

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { authorizeBodySchema, connectionStatusSchema, credentialsBodySchema } from '../../domain/credentials';
 import type { CredentialsService } from '../../services/credentials';
 import { workspaceOf } from '../context';
-import { type ApiRouter, listOf } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 import { agentIdParam } from './agents';
 import { conversationIdParam } from './conversations';
 
 const providerParams = agentIdParam.extend({ provider: z.string().min(1).max(64) });
-const statusList = z.object({ data: z.array(connectionStatusSchema) }).meta({ id: 'ConnectionStatusList' });
+const statusList = listSchema(connectionStatusSchema, { id: 'ConnectionStatusList' });
 const authorizeAnswer = z.object({ url: z.string() }).strict().meta({ id: 'AuthorizeUrl' });
 
 /**

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../domain/errors';
 import { type FileEntry, fileEntrySchema, filePathSchema, MAX_FILE_BYTES } from '../../domain/file-path';
 import { workspaceOf } from '../context';
 import { readUpload } from '../raw-body';
-import { type ApiRouter, listOf } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 import { sendFile } from '../send-file';
 
 /** What a file space's owner (an agent's knowledge, a conversation's drive) lets callers do. */
@@ -15,7 +15,7 @@ export interface FileSpaceOps {
 }
 
 const listQuery = z.object({ dir: filePathSchema({ allowRoot: true }).optional() }).strict();
-export const fileEntryListSchema = z.object({ data: z.array(fileEntrySchema) }).meta({ id: 'FileEntryList' });
+const fileEntryListSchema = listSchema(fileEntrySchema, { id: 'FileEntryList' });
 
 /**
  * The four routes every file space has, under `base` (e.g. `/v1/agents/:agentId/knowledge`):

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addMemberSchema, createProjectSchema, projectSchema, updateProjectSchema } from '../../domain/project';
 import type { ProjectsService } from '../../services/projects';
 import { workspaceOf } from '../context';
-import { type ApiRouter, listOf } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 
 const projectIdParam = z.object({ projectId: z.string().min(1).max(100) });
 const memberParams = projectIdParam.extend({ agentId: z.string().min(1).max(100) });
@@ -23,7 +23,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
     {
       method: 'get', path: '/v1/projects', operationId: 'listProjects', tag: 'Projects',
       summary: 'Every project of the workspace, newest first',
-      response: { status: 200, description: 'The projects', schema: z.object({ data: z.array(projectSchema) }).meta({ id: 'ProjectList' }) },
+      response: { status: 200, description: 'The projects', schema: listSchema(projectSchema, { id: 'ProjectList' }) },
     },
     async (ctx) => listOf(await projects.list(workspaceOf(ctx))),
   );

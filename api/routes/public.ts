@@ -5,7 +5,7 @@ import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisi
 import type { PublicChatService } from '../../services/public-chat';
 import type { ApiContext } from '../context';
 import type { PublicRateLimits } from '../rate-limits';
-import type { ApiRouter } from '../routing';
+import { type ApiRouter, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
 import type { TurnsRepository } from '../../db/repositories/turns';
@@ -17,9 +17,11 @@ const turnIdParam = z.object({ turnId: z.string().min(1).max(100) });
 /** EventSource-style clients may send the resume point as `?lastEventId=` instead of the header. */
 const eventsQuery = publicVisitorQuerySchema.extend({ lastEventId: z.string().regex(/^\d{1,9}$/, 'a sequence number').optional() });
 
-const historySchema = z
-  .object({ data: z.array(messageSchema), runningTurnId: z.string().nullable() })
-  .meta({ id: 'PublicHistory', description: "The visitor's conversation so far; `runningTurnId` is a turn still streaming (follow it with the events route)." });
+const historySchema = listSchema(
+  messageSchema,
+  { id: 'PublicHistory', description: "The visitor's conversation so far; `runningTurnId` is a turn still streaming (follow it with the events route)." },
+  { runningTurnId: z.string().nullable() },
+);
 
 export interface PublicRouteDeps {
   chat: PublicChatService;
