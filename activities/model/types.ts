@@ -3,6 +3,7 @@
  * for tool calls. The turn's model activity owns retries (Temporal), so providers never retry;
  * they classify failures with `ModelError` instead.
  */
+import type { TranscriptItem, TranscriptToolCall } from '../../domain/turn-transcript';
 
 /** A JSON Schema object describing a tool's arguments (type: 'object'). */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -14,23 +15,24 @@ export interface ModelTool {
   parameters: JsonSchemaObject;
 }
 
-export interface ModelToolCall {
-  /** The provider's id of this call, echoed back with its result. */
-  id: string;
-  name: string;
-  /** Parsed arguments (a JSON object). */
-  args: Record<string, unknown>;
-}
+/** A tool call the model asks for: the transcript's, so results travel through the workflow as they are. */
+export type ModelToolCall = TranscriptToolCall;
 
 export type ModelContentPart =
   | { type: 'text'; text: string }
   /** `data` is base64 without a `data:` prefix. */
   | { type: 'image'; mimeType: string; data: string };
 
+type TranscriptReply = Extract<TranscriptItem, { role: 'assistant' }>;
+
+/**
+ * A message of the conversation as a provider sends it: the user's, or a transcript item — an
+ * assistant reply (an earlier turn's carries no tool calls) or a tool result.
+ */
 export type ModelMessage =
   | { role: 'user'; content: string | ModelContentPart[] }
-  | { role: 'assistant'; content: string; toolCalls?: ModelToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+  | (Omit<TranscriptReply, 'toolCalls'> & Partial<Pick<TranscriptReply, 'toolCalls'>>)
+  | Extract<TranscriptItem, { role: 'tool' }>;
 
 export interface ModelRequest {
   /** Provider-specific model name, e.g. `gpt-4.1-mini`. */
