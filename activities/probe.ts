@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ProbesRepository } from '../db/repositories/probes';
 import type { ProbeActivities } from '../domain/probe';
 
-export interface ProbeDeps {
+interface ProbeDeps {
   probes: ProbesRepository;
   workerIdentity: string;
 }

@@ -5,7 +5,7 @@ import type { AgentConfig } from '../domain/agent';
  * playbooks (workflows) it follows when their `when` applies, and the conversation's parameter
  * values. One readable function so what the model is told can be reviewed in one place.
  */
-export interface PromptInput {
+interface PromptInput {
   agent: AgentConfig;
   parameters: Record<string, string>;
   /** Files the agent can see (conversation drive and knowledge), by path. */

@@ -5,12 +5,12 @@ import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
 import type { ToolRunner } from './tools/types';
 import { loadTurnContext } from './turn-context';
 
-export interface ToolCallDeps {
+interface ToolCallDeps {
   repos: Repositories;
   tools: ToolRunner;
 }
 
-export interface ToolCallResult {
+interface ToolCallResult {
   ok: boolean;
   content: string;
 }

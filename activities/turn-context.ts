@@ -5,7 +5,7 @@ import type { TurnRow } from '../db/repositories/turns';
 import type { AgentConfig } from '../domain/agent';
 import { TurnFailure } from '../domain/turn-run';
 
-export interface TurnContext {
+interface TurnContext {
   turn: TurnRow;
   conversation: ConversationRow;
   agentId: string;

@@ -15,7 +15,7 @@ import { StepTextStream } from './turn-text';
 
 export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
 
-export interface TurnDeps {
+interface TurnDeps {
   db: Db;
   repos: Repositories;
   resolveModel: ResolveModel;
@@ -26,12 +26,12 @@ export interface TurnDeps {
   textFlushMs: number;
 }
 
-export interface ModelStepInput extends TurnRef {
+interface ModelStepInput extends TurnRef {
   step: number;
   transcript: TranscriptItem[];
 }
 
-export interface ModelStepResult {
+interface ModelStepResult {
   text: string;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;

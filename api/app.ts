@@ -35,7 +35,7 @@ import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
 
 /** Turn limits from configuration; passed to each turn workflow as input. */
-export function turnLimits(config: Config): TurnLimits {
+function turnLimits(config: Config): TurnLimits {
   return {
     maxSteps: config.TURN_MAX_STEPS,
     modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,

@@ -53,7 +53,7 @@ function assetStore(): (name: string) => Promise<Asset> {
   };
 }
 
-export interface HostedDeps {
+interface HostedDeps {
   deployments: DeploymentsRepository;
   box: SecretBox;
   /** Where the page calls the public API; unset: the origin the page was served from. */

@@ -5,7 +5,7 @@ import type { Db } from '../db/connect';
 import { AppError } from '../domain/errors';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
-export type PublicLimitsConfig = Pick<
+type PublicLimitsConfig = Pick<
   Config,
   'PUBLIC_RATE_WINDOW_SECONDS' | 'PUBLIC_CHAT_PER_VISITOR' | 'PUBLIC_CHAT_PER_ADDRESS' | 'PUBLIC_CHAT_PER_TOKEN' | 'PUBLIC_READS_PER_ADDRESS'
 >;

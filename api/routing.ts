@@ -6,10 +6,10 @@ import type { ApiContext, ApiState } from './context';
 import { jsonBody } from './middleware/json-body';
 import { parseInput } from './validate';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** What a route answers on success. */
-export interface RouteResponse {
+interface RouteResponse {
   status: number;
   description: string;
   /** JSON body schema; absent for 204 and for non-JSON bodies. */
@@ -21,7 +21,7 @@ export interface RouteResponse {
  * One route: its contract (used for validation here and for the OpenAPI document) and its
  * handler. Declaring both together is what keeps the document and the router the same list.
  */
-export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   method: HttpMethod;
   /** Koa path, e.g. `/v1/agents/:agentId`; a trailing `*path` segment matches a file path. */
   path: string;
@@ -42,7 +42,7 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
 
 export type AnyRouteDef = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
 
-export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
@@ -53,7 +53,7 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
   input: RouteInput<P, Q, B>,
 ) => Promise<unknown> | unknown;
 
-export interface ApiRouterOptions {
+interface ApiRouterOptions {
   /** Runs before routes whose `auth` is `apiKey`. */
   authenticate: Middleware<ApiState>;
   bodyLimitBytes: number;

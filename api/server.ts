@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { ApiDeps } from './context';
 import { createApp } from './app';
 
-export interface ApiServer {
+interface ApiServer {
   server: Server;
   port: number;
   close(): Promise<void>;

@@ -9,7 +9,7 @@ export const devCredentialsSchema = z.object({
   apiKey: z.string(),
   baseURL: z.string(),
 });
-export type DevCredentials = z.infer<typeof devCredentialsSchema>;
+type DevCredentials = z.infer<typeof devCredentialsSchema>;
 
 export function devCredentialsPath(dataDir: string): string {
   return path.join(dataDir, 'dev-credentials.json');

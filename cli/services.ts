@@ -7,7 +7,7 @@ import { startTemporalDevServer } from '../infra/temporal-dev-server';
 
 export type Say = (line: string) => void;
 
-export interface DatabaseService {
+interface DatabaseService {
   url: string;
   embedded: boolean;
   stop(): Promise<void>;
@@ -20,7 +20,7 @@ export async function openDatabase(config: Config, say: Say): Promise<DatabaseSe
   return { url: pg.url, embedded: true, stop: () => pg.stop() };
 }
 
-export interface TemporalService {
+interface TemporalService {
   address: string;
   /** The Web UI, when we run the dev server. */
   uiURL?: string;

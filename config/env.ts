@@ -151,13 +151,13 @@ export const envSchema = z.object({
     }),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 
 export type ModelProviderId = 'openai' | 'anthropic' | 'local';
 export type ModelGrade = 'standard' | 'premium';
 
 /** Which provider and model serve a grade, after defaults. */
-export interface ModelSpec {
+interface ModelSpec {
   provider: ModelProviderId;
   /** Provider-specific model name, e.g. `gpt-4.1-mini` (`offline` for `local`). */
   model: string;

@@ -7,7 +7,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Knex;
 
-export interface DbOptions {
+interface DbOptions {
   url: string;
   poolMax?: number;
 }

@@ -32,7 +32,7 @@ export const workflowSchema = z
   .strict()
   .meta({ id: 'Workflow', description: 'A playbook the agent follows when `when` applies.' });
 
-export const connectionSchema = z
+const connectionSchema = z
   .object({
     provider: identifier,
     scope: scopeSchema,
@@ -41,7 +41,7 @@ export const connectionSchema = z
   .strict()
   .meta({ id: 'Connection' });
 
-export const secretSchema = z
+const secretSchema = z
   .object({
     name: identifier,
     scope: scopeSchema,
@@ -52,7 +52,7 @@ export const secretSchema = z
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 
-export const parameterSchema = z
+const parameterSchema = z
   .object({
     name: identifier,
     type: z.enum(['string', 'number', 'date', 'choice']),
@@ -82,7 +82,7 @@ const httpUrl = z
   .regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL');
 const timeoutMs = z.number().int().min(100).max(300_000);
 
-export const mcpServerSchema = z
+const mcpServerSchema = z
   .object({
     name: identifier,
     url: httpUrl,
@@ -93,7 +93,7 @@ export const mcpServerSchema = z
   .strict()
   .meta({ id: 'McpServer' });
 
-export const httpToolParamSchema = z
+const httpToolParamSchema = z
   .object({
     type: z.enum(['string', 'number', 'integer', 'boolean']),
     description: z.string().max(2000).optional(),
@@ -141,7 +141,7 @@ export function effectiveParamLocation(method: HttpTool['method'], p: HttpToolPa
   return p.in ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'body');
 }
 
-export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
+const roleSchema = z.enum(['freelancer', 'teammate']).meta({
   description: '`freelancer` agents are published to end users; `teammate` agents are used through the workspace API.',
 });
 
@@ -179,7 +179,7 @@ const listFields = {
 };
 
 /** Every configurable field, each with its default: the content of a version snapshot. */
-export const agentConfigShape = {
+const agentConfigShape = {
   name: z.string().trim().min(1).max(limits.nameLength),
   instructions: z.string().max(limits.instructionsLength).default(''),
   greeting: z.string().max(2000).optional(),

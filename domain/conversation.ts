@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Parameter } from './agent';
 
-export const requirementSchema = z
+const requirementSchema = z
   .object({ kind: z.enum(['secret', 'connection']), name: z.string(), required: z.boolean() })
   .strict()
   .meta({ id: 'Requirement' });
@@ -45,13 +45,13 @@ export const startConversationSchema = z
   .meta({ id: 'StartConversation' });
 
 /** Attachments: at most 10, each at most 5 MiB once decoded; images up to the same size. */
-export const MAX_ATTACHMENTS = 10;
-export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+const MAX_ATTACHMENTS = 10;
+const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export const attachmentSchema = z
+const attachmentSchema = z
   .object({
     kind: z.enum(['image', 'file']),
     name: z.string().min(1).max(200).optional(),
@@ -67,7 +67,6 @@ export const attachmentSchema = z
       ctx.addIssue({ code: 'custom', path: ['mimeType'], message: `images are ${IMAGE_TYPES.join(', ')}` });
   })
   .meta({ id: 'Attachment', description: '`data` is the content in standard base64.' });
-export type Attachment = z.infer<typeof attachmentSchema>;
 
 export const askSchema = z
   .object({

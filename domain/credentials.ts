@@ -12,12 +12,12 @@ import type { Requirement } from './conversation';
 const MAX_VALUE_CHARS = 16_384;
 
 /** Secret name → value. */
-export const secretsInputSchema = z
+const secretsInputSchema = z
   .record(z.string().min(1).max(64), z.string().min(1, 'a non-empty string').max(MAX_VALUE_CHARS, `at most ${MAX_VALUE_CHARS} characters`))
   .refine((r) => Object.keys(r).length <= limits.listItems, `at most ${limits.listItems} secrets`)
   .meta({ id: 'SecretsInput', description: 'Secret name → value. Names must be secrets the agent declares.' });
 
-export const connectionInputSchema = z
+const connectionInputSchema = z
   .object({
     provider: z.string().min(1).max(64),
     accessToken: z.string().min(1, 'a non-empty string').max(MAX_VALUE_CHARS, `at most ${MAX_VALUE_CHARS} characters`),
@@ -30,7 +30,6 @@ export const connectionInputSchema = z
     id: 'ConnectionInput',
     description: 'A connection value: an OAuth access token and what goes with it. `accountLabel` (e.g. the account e-mail) is shown in statuses; the tokens never are.',
   });
-export type ConnectionInput = z.infer<typeof connectionInputSchema>;
 
 /** `PUT …/credentials`: given names replace their values; other stored values stay. */
 export const credentialsBodySchema = z

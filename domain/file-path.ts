@@ -5,10 +5,10 @@ import { z } from 'zod';
  * `/`-separated and confined: no `..` or `.` segments, no leading `/`, no NUL or control
  * characters, no backslashes. `a//b/` normalises to `a/b`. At most 512 characters and 16 levels.
  */
-export const MAX_PATH_LENGTH = 512;
-export const MAX_PATH_DEPTH = 16;
+const MAX_PATH_LENGTH = 512;
+const MAX_PATH_DEPTH = 16;
 
-export type PathResult = { ok: true; path: string } | { ok: false; problem: string };
+type PathResult = { ok: true; path: string } | { ok: false; problem: string };
 
 export function normalisePath(raw: string, { allowRoot = false }: { allowRoot?: boolean } = {}): PathResult {
   if (raw.includes('\0')) return { ok: false, problem: 'must not contain NUL' };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Every id carries a prefix that says what it names (see ARCHITECTURE.md). */
-export const idPrefixes = {
+const idPrefixes = {
   workspace: 'ws',
   apiKey: 'key',
   agent: 'agt',
@@ -13,7 +13,7 @@ export const idPrefixes = {
   testDeployment: 'dep',
 } as const;
 
-export type IdKind = keyof typeof idPrefixes;
+type IdKind = keyof typeof idPrefixes;
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -28,8 +28,4 @@ export function randomToken(length: number): string {
 /** A new id such as `agt_3k9x…` (20 random base36 characters, ~103 bits). */
 export function newId(kind: IdKind): string {
   return `${idPrefixes[kind]}_${randomToken(20)}`;
-}
-
-export function hasPrefix(kind: IdKind, id: string): boolean {
-  return id.startsWith(`${idPrefixes[kind]}_`);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const memberSchema = z
+const memberSchema = z
   .object({ agentId: z.string(), name: z.string(), addedAt: z.string() })
   .strict()
   .meta({ id: 'Member' });

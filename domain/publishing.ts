@@ -40,7 +40,7 @@ const plainText = (max: number) =>
     .max(max)
     .refine((v) => !controlChars.test(v), 'must not contain control characters');
 
-export const endUserSchema = z
+const endUserSchema = z
   .object({
     id: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')),
     name: plainText(200).optional(),
@@ -51,7 +51,7 @@ export const endUserSchema = z
 export type EndUser = z.infer<typeof endUserSchema>;
 
 /** A visitor's message is shorter than an API caller's: public traffic is anonymous. */
-export const PUBLIC_MESSAGE_MAX = 8_000;
+const PUBLIC_MESSAGE_MAX = 8_000;
 
 export const publicChatBodySchema = z
   .object({
@@ -73,7 +73,7 @@ export const agentByTokenSchema = z.object({ agentId: z.string(), name: z.string
 
 /** Labels no agent may take: they name parts of the agents domain itself. */
 const RESERVED_SLUGS = new Set(['test', 'www', 'api', 'embed', 'admin', 'static', 'assets', 'mail']);
-export const SLUG_MAX = 40;
+const SLUG_MAX = 40;
 
 /**
  * The DNS label an agent's production host starts with, from its name: accents dropped,
@@ -99,7 +99,7 @@ export function slugCandidate(base: string, attempt: number): string {
 }
 
 /** What a request's host names: a deployed agent's prod host, a test host, or neither. */
-export type AgentHost = { kind: 'prod'; slug: string } | { kind: 'test'; label: string } | { kind: 'none' };
+type AgentHost = { kind: 'prod'; slug: string } | { kind: 'test'; label: string } | { kind: 'none' };
 
 /** Classifies a host name (no port, any case) against `agentsDomain`. */
 export function classifyHost(hostname: string, agentsDomain: string): AgentHost {

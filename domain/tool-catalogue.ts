@@ -2,7 +2,7 @@
  * The built-in tools an agent can name in `tools`. The catalogue is the one list; an unknown name
  * is a 400. File tools need `filesystem: "drive"` (they act on the conversation's file space).
  */
-export const toolCatalogue = {
+const toolCatalogue = {
   'files.read': { kind: 'read', needsDrive: true, description: 'Read a file of the conversation drive.' },
   'files.write': { kind: 'write', needsDrive: true, description: 'Create or replace a file of the conversation drive.' },
   'files.edit': { kind: 'edit', needsDrive: true, description: 'Replace an exact piece of text in a file.' },

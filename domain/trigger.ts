@@ -2,9 +2,9 @@ import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 
 /** The shortest interval a trigger may run at; shorter loops would be a denial of service on credits. */
-export const MIN_INTERVAL_SECONDS = 60;
+const MIN_INTERVAL_SECONDS = 60;
 
-export function isTimeZone(name: string): boolean {
+function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -14,7 +14,7 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** Five-field cron (minute hour day-of-month month day-of-week), as cron-parser reads it. */
-export function cronProblem(expression: string): string | undefined {
+function cronProblem(expression: string): string | undefined {
   if (expression.trim().split(/\s+/).length !== 5) return 'invalid cron expression: expected 5 fields (minute hour day month weekday)';
   try {
     CronExpressionParser.parse(expression, { tz: 'UTC' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const stepSchema = z
+const stepSchema = z
   .object({
     id: z.string(),
     label: z.string(),

@@ -37,7 +37,7 @@ export const TurnFailure = {
   turnFinished: 'turn_finished',
 } as const;
 
-export type TurnFailureType = (typeof TurnFailure)[keyof typeof TurnFailure];
+type TurnFailureType = (typeof TurnFailure)[keyof typeof TurnFailure];
 
 /** Failures of a model step that no retry can mend. */
 export const nonRetryableTurnFailures: TurnFailureType[] = [

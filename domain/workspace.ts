@@ -9,9 +9,6 @@ export const workspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
-export const workspaceNameSchema = z.string().trim().min(1).max(200);
-export const creditAmountSchema = z.number().finite();
-
 /** An API key's public record; the secret itself is shown once at creation and stored only as a hash. */
 export const apiKeySchema = z.object({
   id: z.string().startsWith('key_'),

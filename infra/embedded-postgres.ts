@@ -16,7 +16,7 @@ import pg from 'pg';
 const USER = 'postgres';
 // Local-only credentials: the server listens on 127.0.0.1 and has no Unix socket.
 const PASSWORD = 'postgres';
-export const EMBEDDED_DATABASE = 'hosted_agents';
+const EMBEDDED_DATABASE = 'hosted_agents';
 
 export interface EmbeddedPostgresHandle {
   url: string;

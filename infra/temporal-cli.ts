@@ -10,10 +10,10 @@ import path from 'node:path';
  * installed and nothing could be downloaded — `go install …@v1.5.1` into the cache.
  * v1.5.1 is pinned because later tags carry a `replace` directive that `go install` refuses.
  */
-export const TEMPORAL_CLI_VERSION = '1.5.1';
+const TEMPORAL_CLI_VERSION = '1.5.1';
 const GO_PACKAGE = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
 
-export function temporalCliCacheDir(): string {
+function temporalCliCacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
   return path.join(base, 'hosted-agents', 'bin');
 }
@@ -36,7 +36,7 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-export interface LocateOptions {
+interface LocateOptions {
   explicitPath?: string;
   allowDownload: boolean;
   log: (line: string) => void;

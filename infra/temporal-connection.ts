@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/env';
 
-export interface TemporalTarget {
+interface TemporalTarget {
   address: string;
   namespace: string;
   apiKey?: string;

@@ -7,7 +7,7 @@ import { customSearchAttributes } from '../workflows/search-attributes';
  * Runs `temporal server start-dev` as a child process: the embedded default when no
  * TEMPORAL_ADDRESS is set, and the real server behind every integration test.
  */
-export interface DevServerOptions {
+interface DevServerOptions {
   cliPath: string;
   port: number;
   uiPort: number;
@@ -104,7 +104,7 @@ async function answers(address: string, namespace: string): Promise<boolean> {
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves when the process is gone. */
-export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

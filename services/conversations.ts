@@ -22,11 +22,11 @@ const notFound = () => new AppError('conversation_not_found', 'no such conversat
  * Required secrets and connections that nothing supplies yet: a fixed-scope one needs a value on
  * the agent, a conversation-scope one a value on the conversation (see domain/credentials.ts).
  */
-export function missingRequirements(config: Pick<AgentConfig, 'secrets' | 'connections'>, supplied: SuppliedView): Requirement[] {
+function missingRequirements(config: Pick<AgentConfig, 'secrets' | 'connections'>, supplied: SuppliedView): Requirement[] {
   return missingFrom(config, supplied);
 }
 
-export interface ConversationsDeps {
+interface ConversationsDeps {
   db: Db;
   repos: Repositories;
   temporal: Client;

@@ -42,7 +42,7 @@ export function readSupplied(repos: Repositories, agentId: string, conversationI
   return repos.credentials.supplied({ owners: [agentOwner(agentId), ...conversationIds.map(conversationOwner)] }, trx);
 }
 
-export interface CredentialsDeps {
+interface CredentialsDeps {
   db: Db;
   repos: Repositories;
   box: SecretBox;

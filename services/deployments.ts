@@ -18,14 +18,14 @@ import type { SecretBox } from '../domain/secret-box';
 import type { promoteWorkflow, testExpiryWorkflow } from '../workflows/deploy';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
-export interface AgentsURLs {
+interface AgentsURLs {
   scheme: 'http' | 'https';
   domain: string;
   /** Unset: the port the caller reached the API on. */
   port?: number;
 }
 
-export interface DeploymentsDeps {
+interface DeploymentsDeps {
   repos: Repositories;
   temporal: Client;
   opsQueue: string;

@@ -11,7 +11,7 @@ import type { ConversationsService } from './conversations';
 const UNAVAILABLE = 'This assistant cannot answer right now. Please try again later.';
 
 /** A public ask either streams a turn or is refused with a message for the visitor. */
-export type PublicAsk = { turnId: string; conversationId: string } | { refused: string; retryable: boolean };
+type PublicAsk = { turnId: string; conversationId: string } | { refused: string; retryable: boolean };
 
 const notDeployed = () => new AppError('agent_not_found', 'no such deployed agent');
 
@@ -86,7 +86,7 @@ export class PublicChatService {
   }
 }
 
-export function describe(served: ServedAgent): PublicAgent {
+function describe(served: ServedAgent): PublicAgent {
   return { agentId: served.agentId, name: served.config.name, greeting: served.config.greeting ?? null };
 }
 

@@ -11,7 +11,7 @@ import {
 import type { Activities } from '../activities';
 import { workerIdentity } from './identity';
 
-export interface WorkerSetOptions {
+interface WorkerSetOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueues: { turns: string; ops: string };
@@ -48,7 +48,7 @@ export const BUILD_INFO_FILE = 'build-info.json';
  * installed now (Temporal requires the same version at bundling and at Worker.create). Otherwise
  * undefined: the caller bundles, as running from the sources always does.
  */
-export function prebuiltWorkflowBundle(): WorkflowBundlePath | undefined {
+function prebuiltWorkflowBundle(): WorkflowBundlePath | undefined {
   if (!__filename.endsWith('.js')) return undefined;
   const buildDir = path.resolve(__dirname, '..');
   try {

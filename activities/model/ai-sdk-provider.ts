@@ -33,7 +33,7 @@ import {
  * - Cancellation (`request.signal`) rejects with the signal's reason, so an activity reports its
  *   cancellation as such; the HTTP request is aborted whenever the call ends early.
  */
-export interface AiSdkProviderOptions {
+interface AiSdkProviderOptions {
   /** `openai` or `anthropic`. */
   id: string;
   /** Name in error messages, e.g. `OpenAI`. */
@@ -161,7 +161,7 @@ export class AiSdkModelProvider implements ModelProvider {
 }
 
 /** Maps our messages to the AI SDK's; consecutive tool results share one tool message. */
-export function toSdkMessages(messages: ModelMessage[]): SdkMessage[] {
+function toSdkMessages(messages: ModelMessage[]): SdkMessage[] {
   const out: SdkMessage[] = [];
   for (const message of messages) {
     switch (message.role) {
@@ -213,7 +213,7 @@ export function toSdkMessages(messages: ModelMessage[]): SdkMessage[] {
 }
 
 /** Tools without `execute`: the call stops at the model's tool calls. Arguments are parsed, not validated. */
-export function toSdkTools(tools: ModelTool[]): ToolSet {
+function toSdkTools(tools: ModelTool[]): ToolSet {
   const set: ToolSet = {};
   for (const t of tools) {
     const definition: Tool = {
@@ -245,7 +245,7 @@ const NON_RETRYABLE_ERROR_TYPES = /invalid_request|authentication|permission|not
  * retryable; `Retry-After`/`retry-after-ms` sets `retryAfterMs`. Other 4xx are not, and keep the
  * provider's message.
  */
-export function toModelError(error: unknown, label: string): ModelError {
+function toModelError(error: unknown, label: string): ModelError {
   if (error instanceof ModelError) return error;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
@@ -291,7 +291,7 @@ function describeNetworkError(error: Error): string | undefined {
 }
 
 /** `retry-after-ms`, else `Retry-After` in seconds or as an HTTP date; milliseconds, ≥ 0. */
-export function parseRetryAfter(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const get = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]?.trim();
   const ms = get('retry-after-ms');

@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { AiSdkModelProvider } from './ai-sdk-provider';
 import { PLACEHOLDER_API_KEY } from './openai';
 
-export interface AnthropicProviderOptions {
+interface AnthropicProviderOptions {
   /** `ANTHROPIC_API_KEY`; a placeholder is sent to a keyless proxy. */
   apiKey?: string;
   /** `ANTHROPIC_BASE_URL`: the API root as the official SDK takes it (`https://api.anthropic.com`); a trailing `/v1` is accepted too. */
@@ -11,13 +11,13 @@ export interface AnthropicProviderOptions {
   idleTimeoutMs?: number;
 }
 
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 /**
  * The official SDK's ANTHROPIC_BASE_URL is the root (it adds `/v1/messages`); the AI SDK's
  * `baseURL` includes `/v1`. Accept both spellings.
  */
-export function anthropicApiURL(baseURL: string = ANTHROPIC_DEFAULT_BASE_URL): string {
+function anthropicApiURL(baseURL: string = ANTHROPIC_DEFAULT_BASE_URL): string {
   const trimmed = baseURL.replace(/\/+$/, '');
   return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }

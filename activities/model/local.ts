@@ -1,11 +1,11 @@
 import type { ModelMessage, ModelProvider, ModelRequest, ModelResult, ModelToolCall } from './types';
 
-export interface LocalProviderOptions {
+interface LocalProviderOptions {
   /** Pause before each streamed delta, in ms (`LOCAL_MODEL_DELAY_MS`); default 0. */
   delayMs?: number;
 }
 
-export const OFFLINE_PREFIX = '(offline model) ';
+const OFFLINE_PREFIX = '(offline model) ';
 const TOOL_LINE = /^\s*\/tool\s+(\S+)(?:\s+(.*?))?\s*$/;
 const RESULT_PREVIEW_CHARS = 200;
 
@@ -142,7 +142,7 @@ function inputChars(request: ModelRequest): number {
   return chars;
 }
 
-export function estimateTokens(chars: number): number {
+function estimateTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { AiSdkModelProvider } from './ai-sdk-provider';
 
-export interface OpenAIProviderOptions {
+interface OpenAIProviderOptions {
   /** `OPENAI_API_KEY`; a placeholder is sent when a keyless OpenAI-compatible server is used. */
   apiKey?: string;
   /** `OPENAI_BASE_URL`, including the `/v1` (e.g. `http://localhost:11434/v1` for Ollama). */
@@ -10,7 +10,7 @@ export interface OpenAIProviderOptions {
   idleTimeoutMs?: number;
 }
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when OPENAI_BASE_URL is set without a key: most local servers ignore the header. */
 export const PLACEHOLDER_API_KEY = 'not-needed';
 

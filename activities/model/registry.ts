@@ -4,13 +4,13 @@ import { LocalModelProvider } from './local';
 import { createOpenAIProvider } from './openai';
 import type { ModelProvider } from './types';
 
-export interface ResolvedModel {
+interface ResolvedModel {
   provider: ModelProvider;
   /** Provider-specific model name for `ModelRequest.model`. */
   model: string;
 }
 
-export type ModelResolver = (grade: ModelGrade) => ResolvedModel;
+type ModelResolver = (grade: ModelGrade) => ResolvedModel;
 
 /**
  * The provider and model of each grade, from `MODEL_STANDARD`/`MODEL_PREMIUM` (`provider:model`) or

@@ -1,6 +1,6 @@
 import { toolLimits } from '../tools/limits';
 
-export interface CappedBody {
+interface CappedBody {
   /** The bytes read: at most `maxBytes`. */
   bytes: Uint8Array;
   /** The bytes decoded with the response's charset (UTF-8 when it names none or an unknown one). */

@@ -18,7 +18,7 @@ import { findOutboundError, OutboundError } from './errors';
 /** A fetch that refuses private, loopback, link-local and metadata addresses. */
 export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number }) => Promise<Response>;
 
-export interface SafeFetchOptions {
+interface SafeFetchOptions {
   /** `true`: nothing is refused; a list of CIDRs: addresses in those ranges are allowed; `false`/`[]`: the default blocks. */
   allowPrivate: boolean | readonly string[];
   /** Sent as `User-Agent` when the request sets none. */

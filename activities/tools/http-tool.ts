@@ -93,7 +93,7 @@ function typeMatches(type: ParamType, value: unknown): boolean {
 const TYPE_WORDS: Record<ParamType, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false' };
 
 /** The arguments given (null dropped), or every problem with them. */
-export function validateArgs(tool: HttpTool, args: Record<string, unknown>): { ok: true; values: Map<string, unknown> } | { ok: false; error: string } {
+function validateArgs(tool: HttpTool, args: Record<string, unknown>): { ok: true; values: Map<string, unknown> } | { ok: false; error: string } {
   const params = tool.params ?? {};
   const problems: string[] = [];
   const values = new Map<string, unknown>();
@@ -219,7 +219,7 @@ function argsNamedIn(template: string): string[] {
   return [...template.matchAll(TEMPLATE_PATTERN)].filter((m) => m[1] === 'args').map((m) => m[2]!);
 }
 
-export interface BuiltRequest {
+interface BuiltRequest {
   url: string;
   method: HttpTool['method'];
   headers: Record<string, string>;
@@ -300,7 +300,7 @@ export function buildHttpRequest(
   };
 }
 
-export interface HttpToolOptions {
+interface HttpToolOptions {
   fetch: SafeFetch;
   credentials: Credentials;
   signal: AbortSignal;

@@ -24,7 +24,7 @@ export interface ToolSources {
   mask(ctx: ToolContext, text: string): Promise<string>;
 }
 
-export const noExtraTools: ToolSources = { extra: async () => [], mask: async (_ctx, text) => text };
+const noExtraTools: ToolSources = { extra: async () => [], mask: async (_ctx, text) => text };
 
 function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[]): BuiltInTool[] {
   const setPlan = async (turnId: string, items: Step[]) => {

@@ -10,19 +10,19 @@ import type { Credentials } from '../../domain/credentials';
  * A reference that cannot be filled is an error naming the secret or connection — never a value.
  */
 
-export type Reference = { kind: 'secrets' | 'connections'; name: string };
+type Reference = { kind: 'secrets' | 'connections'; name: string };
 
 /** `{{secrets.NAME}}`, `{{connections.PROVIDER}}` or `{{args.NAME}}`. */
 export const TEMPLATE_PATTERN = /\{\{\s*(secrets|connections|args)\.([A-Za-z][A-Za-z0-9_-]*)\s*\}\}/g;
 
-export interface SubstituteOptions {
+interface SubstituteOptions {
   /** Secret names the template may use; undefined: any secret in the credentials. */
   allowedSecrets?: readonly string[];
   /** How a value is written into the template (e.g. `encodeURIComponent` for a URL); default: as is. */
   encode?: (value: string) => string;
 }
 
-export type Substituted = { ok: true; value: string; values: string[] } | { ok: false; error: string };
+type Substituted = { ok: true; value: string; values: string[] } | { ok: false; error: string };
 
 /** The value a credential reference stands for, or the error that it cannot be filled. */
 export function resolveReference(

@@ -44,9 +44,3 @@ export function unknownToolCall(call: ModelToolCall): PreparedCall {
     run: async () => ({ ok: false, content: `there is no tool named ${call.name}` }),
   };
 }
-
-/** No tools at all. */
-export const noTools: ToolRunner = {
-  available: async () => [],
-  prepare: async (_ctx, call) => unknownToolCall(call),
-};

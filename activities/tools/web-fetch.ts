@@ -21,7 +21,7 @@ import type { ToolResult } from './types';
  * Never throws.
  */
 
-export const WEB_FETCH_TOOL_NAME = 'web_fetch';
+const WEB_FETCH_TOOL_NAME = 'web_fetch';
 
 export const webFetchTool: ModelTool = {
   name: WEB_FETCH_TOOL_NAME,
@@ -39,7 +39,7 @@ export const webFetchTool: ModelTool = {
   },
 };
 
-export interface WebFetchOptions {
+interface WebFetchOptions {
   fetch: SafeFetch;
   signal: AbortSignal;
   /** Default `toolLimits.webFetchTimeoutMs` (20 s). */

@@ -18,7 +18,7 @@ function fromHttpError(err: HttpishError): AppError | undefined {
 }
 
 /** Seconds a client should wait before trying again after a dependency outage. */
-export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+const OUTAGE_RETRY_AFTER_SECONDS = 2;
 
 /** A dependency that is away for now: 503 with a stable code and `Retry-After`, never a 500. */
 function fromOutage(err: unknown): AppError | undefined {
@@ -27,7 +27,7 @@ function fromOutage(err: unknown): AppError | undefined {
   return undefined;
 }
 
-export function render(ctx: ApiContext, err: AppError): void {
+function render(ctx: ApiContext, err: AppError): void {
   const body: ErrorBody = { error: { code: err.code, message: err.message, retryable: err.retryable } };
   // Every 503 says when to come back, not only the outages classified here.
   const retryAfter = err.retryAfter ?? (err.status === 503 ? OUTAGE_RETRY_AFTER_SECONDS : undefined);

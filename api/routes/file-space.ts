@@ -7,7 +7,7 @@ import { type ApiRouter, listOf, listSchema } from '../routing';
 import { sendFile } from '../send-file';
 
 /** What a file space's owner (an agent's knowledge, a conversation's drive) lets callers do. */
-export interface FileSpaceOps {
+interface FileSpaceOps {
   put(workspaceId: string, ownerId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry>;
   list(workspaceId: string, ownerId: string, dir: string): Promise<FileEntry[]>;
   read(workspaceId: string, ownerId: string, path: string): Promise<{ entry: FileEntry; content: Buffer }>;

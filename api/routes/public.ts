@@ -23,7 +23,7 @@ const historySchema = listSchema(
   { runningTurnId: z.string().nullable() },
 );
 
-export interface PublicRouteDeps {
+interface PublicRouteDeps {
   chat: PublicChatService;
   limits: PublicRateLimits;
   turns: TurnsRepository;

@@ -11,7 +11,7 @@ import { ms, percentile } from './stats';
  * machine's clock.
  */
 
-export const epochNow = () => performance.timeOrigin + performance.now();
+const epochNow = () => performance.timeOrigin + performance.now();
 
 /** Wraps the model server's request log so that the arrival time of the latest request can be read. */
 export function watchModelArrivals(model: ModelServer): () => number | undefined {

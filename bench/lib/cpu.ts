@@ -17,7 +17,7 @@ const ourBackend = (database: string) => (pid: number) => {
   return !/\(\d+\)|\[local\]/.test(title) || title.includes(` ${database} `);
 };
 
-export interface CpuSample {
+interface CpuSample {
   at: number;
   /** Ticks per process tree (undefined: not on this machine). */
   ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabase'>, number | undefined>;
@@ -26,7 +26,7 @@ export interface CpuSample {
   machine: { busy: number; total: number; steal: number };
 }
 
-export interface CpuUsage {
+interface CpuUsage {
   seconds: number;
   /** CPU ms used by each process tree over the phase. */
   ms: Record<'api' | 'worker' | 'temporal' | 'postgres' | 'bench' | 'other', number | undefined>;

@@ -19,7 +19,7 @@ export function clockTicksPerSecond(): number {
   return 100;
 }
 
-export interface ProcStat {
+interface ProcStat {
   pid: number;
   ppid: number;
   comm: string;

@@ -8,7 +8,7 @@ import { checkTurnStream, type ReceivedEvent, type StreamProblem } from './valid
  * SDK's reader and time from just before `fetch` to the first text.
  */
 
-export type TurnFailure = StreamProblem | { kind: 'http'; message: string } | { kind: 'exception'; message: string };
+type TurnFailure = StreamProblem | { kind: 'http'; message: string } | { kind: 'exception'; message: string };
 
 export interface TurnResult {
   /** X-Turn-Id of the answer. */

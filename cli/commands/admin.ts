@@ -16,7 +16,7 @@ export class CliError extends Error {
  * Runs an admin verb on the database: DATABASE_URL, or the embedded one under DATA_DIR
  * (the one `npm start` is running, or started just for this command).
  */
-export async function withRepositories<T>(config: Config, say: Say, fn: (repos: Repositories) => Promise<T>): Promise<T> {
+async function withRepositories<T>(config: Config, say: Say, fn: (repos: Repositories) => Promise<T>): Promise<T> {
   const database = await openDatabase(config, say);
   const db = createDb({ url: database.url, poolMax: 2 });
   try {

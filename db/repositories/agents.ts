@@ -41,7 +41,7 @@ async function insertVersion(trx: Knex.Transaction, agentId: string, number: num
   return row as VersionRow;
 }
 
-export type PublishOutcome = { agent: Agent } | { missing: true };
+type PublishOutcome = { agent: Agent } | { missing: true };
 
 /**
  * Agents and their versions. Every method takes one object and an optional transaction;

@@ -18,7 +18,7 @@ interface ApiKeyRow {
 export const apiKeyPattern = /^sk_[0-9a-z]{40}$/;
 
 /** Keys are stored only as SHA-256: they are long random strings, so a slow KDF buys nothing. */
-export function hashApiKey(key: string): string {
+function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 

@@ -10,7 +10,7 @@ export interface CredentialOwner {
 export const agentOwner = (id: string): CredentialOwner => ({ kind: 'agent', id });
 export const conversationOwner = (id: string): CredentialOwner => ({ kind: 'conversation', id });
 
-export interface SecretValueRow {
+interface SecretValueRow {
   owner_kind: CredentialOwner['kind'];
   owner_id: string;
   name: string;
@@ -19,7 +19,7 @@ export interface SecretValueRow {
   updated_at: Date;
 }
 
-export interface ConnectionValueRow {
+interface ConnectionValueRow {
   owner_kind: CredentialOwner['kind'];
   owner_id: string;
   provider: string;

@@ -26,7 +26,7 @@ export interface ServedAgent {
   testDeploymentId?: string;
 }
 
-export interface TestDeploymentRow {
+interface TestDeploymentRow {
   id: string;
   agent_id: string;
   version_id: string;
@@ -38,7 +38,7 @@ export interface TestDeploymentRow {
 }
 
 /** The sealed publishable token and its lookup hash, made by the caller (it holds the key). */
-export interface MintedToken {
+interface MintedToken {
   hash: string;
   sealed: Buffer;
 }

@@ -4,7 +4,7 @@ import { looksLikeText } from '../../domain/mime';
 import type { Db } from '../connect';
 import { iso } from '../rows';
 
-export const DIRECTORY_MIME = 'inode/directory';
+const DIRECTORY_MIME = 'inode/directory';
 
 interface FileRow {
   path: string;
@@ -23,7 +23,7 @@ function ancestors(path: string): string[] {
   return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-export type PutOutcome = { entry: FileEntry } | { conflict: string };
+type PutOutcome = { entry: FileEntry } | { conflict: string };
 
 /**
  * File spaces (agent knowledge, conversation drives, project files) in one table, keyed by

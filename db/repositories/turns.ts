@@ -17,7 +17,7 @@ export interface TurnRow {
   finished_at: Date | null;
 }
 
-export interface StoredEvent {
+interface StoredEvent {
   seq: number;
   event: TurnEvent;
 }

@@ -27,14 +27,14 @@ export interface McpToolEntry {
   definition: ModelTool;
 }
 
-export interface McpListOptions {
+interface McpListOptions {
   /** Each server's headers with secrets substituted; defaults to `server.headers` as configured. */
   headers?: (server: McpServer) => Record<string, string>;
   fetch?: SafeFetch;
   signal?: AbortSignal;
 }
 
-export interface McpListing {
+interface McpListing {
   tools: McpToolEntry[];
   /** One line per server whose tools are missing (unreachable, timed out, refused…). */
   problems: string[];
