@@ -6,8 +6,8 @@ import type { AttachmentRef, ConversationRow } from '../db/repositories/conversa
 import { driveSpace } from '../db/repositories/files';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
-import { missingRequirements as missingFrom, type SuppliedView } from '../domain/credentials';
-import { type AgentConversation, type AskInput, type Requirement, resolveParameters, titleFrom } from '../domain/conversation';
+import { missingRequirements, type SuppliedView } from '../domain/credentials';
+import { type AgentConversation, type AskInput, resolveParameters, titleFrom } from '../domain/conversation';
 import { AppError } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
@@ -17,14 +17,6 @@ import { readSupplied, suppliedView } from './credentials';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
 const notFound = () => new AppError('conversation_not_found', 'no such conversation');
-
-/**
- * Required secrets and connections that nothing supplies yet: a fixed-scope one needs a value on
- * the agent, a conversation-scope one a value on the conversation (see domain/credentials.ts).
- */
-function missingRequirements(config: Pick<AgentConfig, 'secrets' | 'connections'>, supplied: SuppliedView): Requirement[] {
-  return missingFrom(config, supplied);
-}
 
 interface ConversationsDeps {
   db: Db;
