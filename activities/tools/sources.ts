@@ -1,7 +1,8 @@
 import type { McpServer } from '../../domain/agent';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
-import { httpToolDefinition, runHttpTool } from './http-tool';
+import { runHttpTool } from './http-tool';
+import { httpToolDefinition } from './http-tool-params';
 import { callMcpTool, listMcpTools, type McpToolEntry } from './mcp/tools';
 import type { OfferedTool, ToolSources } from './runner';
 import { maskSecrets, substituteCredentials } from './substitute';
