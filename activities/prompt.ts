@@ -2,7 +2,7 @@ import type { AgentConfig } from '../domain/agent';
 
 /**
  * The system prompt of a turn, assembled from the agent's version: its instructions, the
- * playbooks (workflows) it follows when their `when` applies, and the conversation's parameter
+ * playbooks (its `workflows` field) it follows when their `when` applies, and the conversation's parameter
  * values. One readable function so what the model is told can be reviewed in one place.
  */
 interface PromptInput {
@@ -22,7 +22,7 @@ export function buildSystemPrompt({ agent, parameters, files, now }: PromptInput
       [
         '## Playbooks',
         'Follow a playbook when its "when" applies to the conversation.',
-        ...agent.workflows.map((w) => `### ${w.name}\nWhen: ${w.when}\n\n${w.content.trim()}`),
+        ...agent.workflows.map((p) => `### ${p.name}\nWhen: ${p.when}\n\n${p.content.trim()}`),
       ].join('\n\n'),
     );
   }

@@ -11,7 +11,7 @@ export const limits = {
   nameLength: 200,
   instructionsLength: 100_000,
   listItems: 100,
-  workflowContentLength: 50_000,
+  playbookContentLength: 50_000,
 } as const;
 
 /** Names a model or a template refers to: tools, secrets, parameters, MCP servers. */
@@ -23,11 +23,16 @@ const identifier = z
 
 export const scopeSchema = z.enum(['fixed', 'conversation']).meta({ description: 'Who supplies the value: the agent (fixed) or each conversation.' });
 
-export const workflowSchema = z
+/**
+ * A playbook: instructions the agent follows when `when` applies. The spec calls it a workflow —
+ * the agent's `workflows` field and the `Workflow` schema keep that name on the wire — but in
+ * this code base "workflow" means a Temporal workflow, so inside it is a playbook (README: Glossary).
+ */
+export const playbookSchema = z
   .object({
     name: z.string().trim().min(1).max(limits.nameLength),
     when: z.string().trim().min(1).max(2000),
-    content: z.string().min(1).max(limits.workflowContentLength),
+    content: z.string().min(1).max(limits.playbookContentLength),
   })
   .strict()
   .meta({ id: 'Workflow', description: 'A playbook the agent follows when `when` applies.' });
@@ -169,7 +174,7 @@ const listFields = {
       const dup = tools.find((t, i) => tools.indexOf(t) !== i);
       if (dup) ctx.addIssue({ code: 'custom', message: `duplicate tool "${dup}"` });
     }),
-  workflows: z.array(workflowSchema).max(limits.listItems).superRefine(uniqueBy((w) => w.name, 'workflow')),
+  workflows: z.array(playbookSchema).max(limits.listItems).superRefine(uniqueBy((w) => w.name, 'workflow')),
   connections: z.array(connectionSchema).max(limits.listItems).superRefine(uniqueBy((c) => c.provider, 'connection', 'provider')),
   secrets: z.array(secretSchema).max(limits.listItems).superRefine(uniqueBy((s) => s.name, 'secret')),
   parameters: z.array(parameterSchema).max(limits.listItems).superRefine(uniqueBy((p) => p.name, 'parameter')),
@@ -270,7 +275,7 @@ export const agentSchema = z
     grade: z.enum(['standard', 'premium']),
     filesystem: z.enum(['drive', 'none']),
     tools: z.array(z.enum(builtInToolNames)),
-    workflows: z.array(workflowSchema),
+    workflows: z.array(playbookSchema),
     connections: z.array(connectionSchema),
     secrets: z.array(secretSchema),
     parameters: z.array(parameterSchema),
@@ -296,7 +301,8 @@ export const versionItemSchema = z
   .meta({ id: 'VersionItem', description: 'A version in the deployment list; `deployedAt` is when it was published until it is deployed.' });
 export type VersionItem = z.infer<typeof versionItemSchema>;
 
-export type Workflow = z.infer<typeof workflowSchema>;
+/** An entry of the agent's `workflows` (wire name): see playbookSchema. */
+export type Playbook = z.infer<typeof playbookSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type Secret = z.infer<typeof secretSchema>;
 export type Parameter = z.infer<typeof parameterSchema>;

@@ -10,7 +10,7 @@ import {
   type CreateAgentInput,
   type UpdateAgentInput,
   type VersionItem,
-  type Workflow,
+  type Playbook,
 } from '../domain/agent';
 import { AppError } from '../domain/errors';
 import { fieldPath } from '../domain/field-path';
@@ -28,8 +28,8 @@ function validated(config: unknown, root: string): AgentConfig {
 const notFound = () => new AppError('agent_not_found', 'no such agent');
 
 /**
- * The rules of agents and versions: creation publishes version 1; `update`, `setWorkflow`,
- * `removeWorkflow` and `setTriggers` each publish exactly one new immutable snapshot; nothing
+ * The rules of agents and versions: creation publishes version 1; `update`, `setPlaybook`,
+ * `removePlaybook` and `setTriggers` each publish exactly one new immutable snapshot; nothing
  * else does. Every read and change is scoped to the caller's workspace.
  */
 export class AgentsService {
@@ -76,22 +76,22 @@ export class AgentsService {
     return this.publish(workspaceId, agentId, (current) => validated(applyAgentUpdate(current, patch), 'body'));
   }
 
-  /** Adds the workflow, or replaces the one of the same name. */
-  setWorkflow(workspaceId: string, agentId: string, workflow: Workflow): Promise<Agent> {
+  /** Adds the playbook (`PUT …/workflows`), or replaces the one of the same name where it stands. */
+  setPlaybook(workspaceId: string, agentId: string, playbook: Playbook): Promise<Agent> {
     return this.publish(workspaceId, agentId, (current) => {
-      const others = current.workflows.filter((w) => w.name !== workflow.name);
-      const at = current.workflows.findIndex((w) => w.name === workflow.name);
-      const workflows = at === -1 ? [...others, workflow] : current.workflows.map((w, i) => (i === at ? workflow : w));
+      const at = current.workflows.findIndex((p) => p.name === playbook.name);
+      const workflows = at === -1 ? [...current.workflows, playbook] : current.workflows.map((p, i) => (i === at ? playbook : p));
       return validated({ ...current, workflows }, 'body');
     });
   }
 
-  removeWorkflow(workspaceId: string, agentId: string, name: string): Promise<Agent> {
+  /** Removes the playbook of that name (`DELETE …/workflows/:name`); the wire still calls it a workflow. */
+  removePlaybook(workspaceId: string, agentId: string, name: string): Promise<Agent> {
     return this.publish(workspaceId, agentId, (current) => {
-      if (!current.workflows.some((w) => w.name === name)) {
+      if (!current.workflows.some((p) => p.name === name)) {
         throw new AppError('workflow_not_found', `agent ${agentId} has no workflow named ${JSON.stringify(name)}`);
       }
-      return { ...current, workflows: current.workflows.filter((w) => w.name !== name) };
+      return { ...current, workflows: current.workflows.filter((p) => p.name !== name) };
     });
   }
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import {
   agentSchema,
   createAgentSchema,
+  playbookSchema,
   updateAgentSchema,
   versionItemSchema,
-  workflowSchema,
 } from '../../domain/agent';
 import { triggersBodySchema } from '../../domain/trigger';
 import type { AgentsService } from '../../services/agents';
@@ -12,7 +12,7 @@ import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 
 export const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
-const workflowParams = agentIdParam.extend({ name: z.string().min(1).max(200) });
+const playbookParams = agentIdParam.extend({ name: z.string().min(1).max(200) });
 const versionQuery = z
   .object({ version: z.coerce.number({ error: 'a version number' }).int('a whole number').min(1, 'at least 1').optional() })
   .strict();
@@ -94,21 +94,21 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
     {
       method: 'put', path: '/v1/agents/:agentId/workflows', operationId: 'setAgentWorkflow', tag: 'Agents',
       summary: 'Add a workflow, or replace the one of the same name (publishes a version)',
-      params: agentIdParam, body: workflowSchema,
+      params: agentIdParam, body: playbookSchema,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    (ctx, { params, body }) => agents.setWorkflow(workspaceOf(ctx), params.agentId, body),
+    (ctx, { params, body }) => agents.setPlaybook(workspaceOf(ctx), params.agentId, body),
   );
   r.add(
     {
       method: 'delete', path: '/v1/agents/:agentId/workflows/:name', operationId: 'removeAgentWorkflow', tag: 'Agents',
       summary: 'Remove a workflow by name (publishes a version)',
-      params: workflowParams,
+      params: playbookParams,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found', 'workflow_not_found'],
     },
-    (ctx, { params }) => agents.removeWorkflow(workspaceOf(ctx), params.agentId, params.name),
+    (ctx, { params }) => agents.removePlaybook(workspaceOf(ctx), params.agentId, params.name),
   );
   r.add(
     {
