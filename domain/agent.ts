@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { identifier, limits, uniqueBy } from './agent-fields';
+import { type HttpTool, httpToolSchema, mcpServerSchema } from './agent-tools';
 import { builtInToolNames } from './tool-catalogue';
 import { triggerSchema } from './trigger';
 
@@ -6,20 +8,6 @@ import { triggerSchema } from './trigger';
  * The Agent resource exactly as the spec names it, plus `role`. One zod schema per part, used by
  * the API (validation), the activities, and the OpenAPI document.
  */
-
-export const limits = {
-  nameLength: 200,
-  instructionsLength: 100_000,
-  listItems: 100,
-  playbookContentLength: 50_000,
-} as const;
-
-/** Names a model or a template refers to: tools, secrets, parameters, MCP servers. */
-const identifier = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'letters, digits, _ and -, starting with a letter');
 
 export const scopeSchema = z.enum(['fixed', 'conversation']).meta({ description: 'Who supplies the value: the agent (fixed) or each conversation.' });
 
@@ -80,87 +68,9 @@ const parameterSchema = z
   })
   .meta({ id: 'Parameter' });
 
-const headersSchema = z.record(z.string().min(1).max(200), z.string().max(8000));
-const httpUrl = z
-  .string()
-  .max(2000)
-  .regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL');
-const timeoutMs = z.number().int().min(100).max(300_000);
-
-const mcpServerSchema = z
-  .object({
-    name: identifier,
-    url: httpUrl,
-    transport: z.enum(['http', 'sse']).optional(),
-    headers: headersSchema.optional(),
-    timeoutMs: timeoutMs.optional(),
-  })
-  .strict()
-  .meta({ id: 'McpServer' });
-
-const httpToolParamSchema = z
-  .object({
-    type: z.enum(['string', 'number', 'integer', 'boolean']),
-    description: z.string().max(2000).optional(),
-    required: z.boolean().optional(),
-    in: z.enum(['path', 'query', 'header', 'body']).optional(),
-    enum: z.array(z.union([z.string(), z.number()])).min(1).max(limits.listItems).optional(),
-  })
-  .strict()
-  .meta({ id: 'HttpToolParam', description: '`in` defaults to query for GET and DELETE, body otherwise.' });
-
-const pathPlaceholders = (url: string) => [...url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
-
-export const httpToolSchema = z
-  .object({
-    name: identifier,
-    description: z.string().min(1).max(2000),
-    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']),
-    url: httpUrl,
-    headers: headersSchema.optional(),
-    body: z.string().max(100_000).optional(),
-    params: z.record(identifier, httpToolParamSchema).optional(),
-    secrets: z.array(identifier).max(limits.listItems).optional(),
-    timeoutMs: timeoutMs.optional(),
-  })
-  .strict()
-  .superRefine((tool, ctx) => {
-    const params = tool.params ?? {};
-    for (const placeholder of pathPlaceholders(tool.url)) {
-      const p = params[placeholder];
-      if (!p) ctx.addIssue({ code: 'custom', path: ['url'], message: `{${placeholder}} has no param of that name` });
-      else if (effectiveParamLocation(tool.method, p) !== 'path')
-        ctx.addIssue({ code: 'custom', path: ['params', placeholder, 'in'], message: `must be "path": the URL has {${placeholder}}` });
-    }
-    for (const [name, p] of Object.entries(params)) {
-      if (p.in === 'path' && !pathPlaceholders(tool.url).includes(name))
-        ctx.addIssue({ code: 'custom', path: ['params', name, 'in'], message: `the URL has no {${name}}` });
-      if (p.in === 'path' && p.required === false)
-        ctx.addIssue({ code: 'custom', path: ['params', name, 'required'], message: 'path params are always required' });
-    }
-  })
-  .meta({ id: 'HttpTool' });
-
-/** Where an HTTP tool param goes when `in` is not given. */
-export function effectiveParamLocation(method: HttpTool['method'], p: HttpToolParam): NonNullable<HttpToolParam['in']> {
-  return p.in ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'body');
-}
-
 const roleSchema = z.enum(['freelancer', 'teammate']).meta({
   description: '`freelancer` agents are published to end users; `teammate` agents are used through the workspace API.',
 });
-
-/** Reports each repeated `field` (default `name`) in a list (names a model or a template refers to must be unique). */
-export function uniqueBy<T>(key: (item: T) => string, what: string, field = 'name') {
-  return (items: T[], ctx: z.RefinementCtx) => {
-    const seen = new Set<string>();
-    items.forEach((item, i) => {
-      const k = key(item);
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i, field], message: `duplicate ${what} "${k}"` });
-      seen.add(k);
-    });
-  };
-}
 
 /**
  * The list fields, without defaults. Kept apart because zod applies a `.default()` even under
@@ -306,6 +216,3 @@ export type Playbook = z.infer<typeof playbookSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type Secret = z.infer<typeof secretSchema>;
 export type Parameter = z.infer<typeof parameterSchema>;
-export type McpServer = z.infer<typeof mcpServerSchema>;
-export type HttpTool = z.infer<typeof httpToolSchema>;
-export type HttpToolParam = z.infer<typeof httpToolParamSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type Connection, limits, scopeSchema, type Secret, uniqueBy } from './agent';
+import { type Connection, scopeSchema, type Secret } from './agent';
+import { limits, uniqueBy } from './agent-fields';
 import type { Requirement } from './conversation';
 
 /**

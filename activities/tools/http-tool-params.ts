@@ -1,4 +1,4 @@
-import { effectiveParamLocation, type HttpTool, type HttpToolParam } from '../../domain/agent';
+import { effectiveParamLocation, type HttpTool, type HttpToolParam } from '../../domain/agent-tools';
 import type { ModelTool } from '../model/types';
 
 /**

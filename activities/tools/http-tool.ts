@@ -1,4 +1,4 @@
-import { effectiveParamLocation, type HttpTool } from '../../domain/agent';
+import { effectiveParamLocation, type HttpTool } from '../../domain/agent-tools';
 import type { Credentials } from '../../domain/credentials';
 import { describeOutboundError } from '../outbound/errors';
 import type { SafeFetch } from '../outbound/safe-fetch';

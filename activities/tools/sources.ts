@@ -1,4 +1,4 @@
-import type { McpServer } from '../../domain/agent';
+import type { McpServer } from '../../domain/agent-tools';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
 import { runHttpTool } from './http-tool';

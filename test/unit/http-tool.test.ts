@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpToolSchema, type HttpTool } from '../../domain/agent';
+import { httpToolSchema, type HttpTool } from '../../domain/agent-tools';
 import { buildHttpRequest, runHttpTool } from '../../activities/tools/http-tool';
 import { httpToolDefinition } from '../../activities/tools/http-tool-params';
 import { createSafeFetch } from '../../activities/outbound/safe-fetch';

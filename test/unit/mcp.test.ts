@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { McpServer } from '../../domain/agent';
+import type { McpServer } from '../../domain/agent-tools';
 import { connectMcp, type McpSession } from '../../activities/tools/mcp/client';
 import { callMcpTool, listMcpTools } from '../../activities/tools/mcp/tools';
 import { createSafeFetch, type SafeFetch } from '../../activities/outbound/safe-fetch';

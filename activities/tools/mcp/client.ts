@@ -13,7 +13,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '../../../domain/agent';
+import type { McpServer } from '../../../domain/agent-tools';
 import type { JsonSchemaObject } from '../../model/types';
 import type { SafeFetch } from '../../outbound/safe-fetch';
 import { capText } from '../limits';

@@ -4,7 +4,7 @@
  * unreachable server's tools are left out with a `problems` entry, a failed call is `ok: false`
  * with a clear message.
  */
-import type { McpServer } from '../../../domain/agent';
+import type { McpServer } from '../../../domain/agent-tools';
 import type { ModelTool } from '../../model/types';
 import type { SafeFetch } from '../../outbound/safe-fetch';
 import type { ToolResult } from '../types';
