@@ -3,7 +3,7 @@ import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { createRepositories, type Repositories } from '../../db/repositories';
-import { openDatabase, type Say } from '../services';
+import { openDatabase, type Say } from '../backing-services';
 
 /** A failure the admin CLI reports as one line on stderr with exit code `exitCode`. */
 export class CliError extends Error {

@@ -3,7 +3,7 @@ import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { ensureSearchAttributes } from '../../infra/search-attributes';
 import { connectTemporalClient, temporalTargetFromConfig } from '../../infra/temporal-connection';
-import { openDatabase, type Say } from '../services';
+import { openDatabase, type Say } from '../backing-services';
 
 /**
  * `hosted-agents migrate`: applies database migrations and, when TEMPORAL_ADDRESS is set,

@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/env';
 import { SECRETS_KEY_FORMAT } from '../../domain/secret-box';
 import type { Logger } from '../../infra/logger';
 import { runApi, runWorker } from '../runtime';
-import type { Say } from '../services';
+import type { Say } from '../backing-services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
 /** Production processes run against an existing database and cluster; nothing is started for them. */

@@ -7,7 +7,7 @@ import { ensureKeyFile } from '../../infra/key-file';
 import type { Logger } from '../../infra/logger';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
 import { preloadRuntime, runApi, runWorker, type Stoppable } from '../runtime';
-import { openDatabase, openTemporal, type Say } from '../services';
+import { openDatabase, openTemporal, type Say } from '../backing-services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
 /** Migrates, then makes sure the dev workspace and its key exist. */

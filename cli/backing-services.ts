@@ -5,6 +5,11 @@ import { startEmbeddedPostgres } from '../infra/embedded-postgres';
 import { locateTemporalCli } from '../infra/temporal-cli';
 import { startTemporalDevServer } from '../infra/temporal-dev-server';
 
+/**
+ * The backing services the API and worker need, found or started: PostgreSQL (DATABASE_URL, or
+ * the embedded server) and Temporal (TEMPORAL_ADDRESS, or the dev server).
+ */
+
 export type Say = (line: string) => void;
 
 interface DatabaseService {
