@@ -22,7 +22,7 @@ interface TurnDeps {
   tools: ToolRunner;
   /** Credits debited per 1000 tokens (input + output), by grade. */
   creditsPer1kTokens: Record<AgentConfig['grade'], number>;
-  /** How long text deltas are batched before they are written (ARCHITECTURE: ≤ ~20 ms). */
+  /** How long text deltas are batched before they are written: ≤ ~20 ms keeps the log small and the latency low. */
   textFlushMs: number;
 }
 

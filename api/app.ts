@@ -120,7 +120,7 @@ export function createApp(deps: ApiDeps): Koa<ApiState> {
     hostedRoutes({ deployments: deps.repos.deployments, box: secretBoxFromConfig(deps.config), publicBaseURL: deps.config.PUBLIC_BASE_URL }).routes(),
   );
 
-  // A path served with another method is a 404 too: the spec's statuses have no 405.
+  // A path served with another method is a 404 too: the API answers no 405 (README: HTTP API).
   app.use(() => {
     throw new AppError('not_found', 'no such route');
   });

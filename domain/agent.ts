@@ -5,14 +5,14 @@ import { builtInToolNames } from './tool-catalogue';
 import { triggerSchema } from './trigger';
 
 /**
- * The Agent resource exactly as the spec names it, plus `role`. One zod schema per part, used by
- * the API (validation), the activities, and the OpenAPI document.
+ * The Agent resource as the API answers it (README: Agents and versions), `role` included. One
+ * zod schema per part, used by the API (validation), the activities, and the OpenAPI document.
  */
 
 export const scopeSchema = z.enum(['fixed', 'conversation']).meta({ description: 'Who supplies the value: the agent (fixed) or each conversation.' });
 
 /**
- * A playbook: instructions the agent follows when `when` applies. The spec calls it a workflow —
+ * A playbook: instructions the agent follows when `when` applies. The API calls it a workflow —
  * the agent's `workflows` field and the `Workflow` schema keep that name on the wire — but in
  * this code base "workflow" means a Temporal workflow, so inside it is a playbook (README: Glossary).
  */

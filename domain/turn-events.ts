@@ -12,9 +12,10 @@ const stepSchema = z
 export type Step = z.infer<typeof stepSchema>;
 
 /**
- * Exactly the TurnEvent types of the spec. `text.reset` (our addition, never set on the first
- * attempt of a model call) tells a consumer to drop the text received since the last `tool`
- * event or the turn's start: a retried model call produced a different reply than it had streamed.
+ * The TurnEvent types a turn streams (README: SSE wire format). `text.reset` (our addition,
+ * never set on the first attempt of a model call) tells a consumer to drop the text received
+ * since the last `tool` event or the turn's start: a retried model call produced a different
+ * reply than it had streamed.
  */
 export const turnEventSchema = z
   .discriminatedUnion('type', [

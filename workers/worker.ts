@@ -68,7 +68,7 @@ const quietBundlerLogger = {
   error: (message: string) => console.error(message),
 };
 
-/** Polls the `turns` and `ops` task queues (ARCHITECTURE.md: how it scales past one machine). */
+/** Polls the `turns` and `ops` task queues; workers scale out on them (README: Production layout). */
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
   const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle() ?? (await bundleWorkflows());
   const identity = workerIdentity();

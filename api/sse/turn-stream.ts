@@ -14,7 +14,7 @@ export interface TurnStreamOptions {
 
 /**
  * Answers with the turn's events after `afterSeq` as Server-Sent Events, then follows the log
- * live until the terminal event, which ends the stream. Wire format (ARCHITECTURE.md):
+ * live until the terminal event, which ends the stream. Wire format (README: SSE wire format):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
 function startEventStream(ctx: ApiContext): void {
