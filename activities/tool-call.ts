@@ -10,7 +10,7 @@ interface ToolCallDeps {
   tools: ToolRunner;
 }
 
-interface ToolCallResult {
+export interface ToolCallResult {
   ok: boolean;
   content: string;
 }

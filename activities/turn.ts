@@ -26,12 +26,12 @@ interface TurnDeps {
   textFlushMs: number;
 }
 
-interface ModelStepInput extends TurnRef {
+export interface ModelStepInput extends TurnRef {
   step: number;
   transcript: TranscriptItem[];
 }
 
-interface ModelStepResult {
+export interface ModelStepResult {
   text: string;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;

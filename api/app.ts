@@ -50,7 +50,7 @@ function signingKey(config: Config): string {
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */
-export function createRoutes(deps: ApiDeps): ApiRouter {
+function createRoutes(deps: ApiDeps): ApiRouter {
   const r = new ApiRouter({ authenticate: requireApiKey(deps.repos.apiKeys), bodyLimitBytes: deps.config.BODY_LIMIT_BYTES });
   const agents = new AgentsService(deps);
   healthRoutes(r, deps);

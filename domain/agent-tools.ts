@@ -21,7 +21,7 @@ export const mcpServerSchema = z
   .strict()
   .meta({ id: 'McpServer' });
 
-const httpToolParamSchema = z
+export const httpToolParamSchema = z
   .object({
     type: z.enum(['string', 'number', 'integer', 'boolean']),
     description: z.string().max(2000).optional(),

@@ -25,7 +25,7 @@ export const playbookSchema = z
   .strict()
   .meta({ id: 'Workflow', description: 'A playbook the agent follows when `when` applies.' });
 
-const connectionSchema = z
+export const connectionSchema = z
   .object({
     provider: identifier,
     scope: scopeSchema,
@@ -34,7 +34,7 @@ const connectionSchema = z
   .strict()
   .meta({ id: 'Connection' });
 
-const secretSchema = z
+export const secretSchema = z
   .object({
     name: identifier,
     scope: scopeSchema,
@@ -45,7 +45,7 @@ const secretSchema = z
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 
-const parameterSchema = z
+export const parameterSchema = z
   .object({
     name: identifier,
     type: z.enum(['string', 'number', 'date', 'choice']),
@@ -68,7 +68,7 @@ const parameterSchema = z
   })
   .meta({ id: 'Parameter' });
 
-const roleSchema = z.enum(['freelancer', 'teammate']).meta({
+export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
   description: '`freelancer` agents are published to end users; `teammate` agents are used through the workspace API.',
 });
 
@@ -216,3 +216,6 @@ export type Playbook = z.infer<typeof playbookSchema>;
 export type Connection = z.infer<typeof connectionSchema>;
 export type Secret = z.infer<typeof secretSchema>;
 export type Parameter = z.infer<typeof parameterSchema>;
+
+/** The external tool schemas, with the rest of the Agent's parts. */
+export { httpToolParamSchema, httpToolSchema, mcpServerSchema } from './agent-tools';

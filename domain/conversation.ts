@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Parameter } from './agent';
 
-const requirementSchema = z
+export const requirementSchema = z
   .object({ kind: z.enum(['secret', 'connection']), name: z.string(), required: z.boolean() })
   .strict()
   .meta({ id: 'Requirement' });
@@ -51,7 +51,7 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as co
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-const attachmentSchema = z
+export const attachmentSchema = z
   .object({
     kind: z.enum(['image', 'file']),
     name: z.string().min(1).max(200).optional(),

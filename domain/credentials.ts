@@ -13,12 +13,12 @@ import type { Requirement } from './conversation';
 const MAX_VALUE_CHARS = 16_384;
 
 /** Secret name → value. */
-const secretsInputSchema = z
+export const secretsInputSchema = z
   .record(z.string().min(1).max(64), z.string().min(1, 'a non-empty string').max(MAX_VALUE_CHARS, `at most ${MAX_VALUE_CHARS} characters`))
   .refine((r) => Object.keys(r).length <= limits.listItems, `at most ${limits.listItems} secrets`)
   .meta({ id: 'SecretsInput', description: 'Secret name → value. Names must be secrets the agent declares.' });
 
-const connectionInputSchema = z
+export const connectionInputSchema = z
   .object({
     provider: z.string().min(1).max(64),
     accessToken: z.string().min(1, 'a non-empty string').max(MAX_VALUE_CHARS, `at most ${MAX_VALUE_CHARS} characters`),

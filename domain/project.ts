@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-const memberSchema = z
+export const memberSchema = z
   .object({ agentId: z.string(), name: z.string(), addedAt: z.string() })
   .strict()
   .meta({ id: 'Member' });

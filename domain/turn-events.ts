@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-const stepSchema = z
+export const stepSchema = z
   .object({
     id: z.string(),
     label: z.string(),

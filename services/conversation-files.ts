@@ -2,7 +2,7 @@ import type { Repositories } from '../db/repositories';
 import { driveSpace } from '../db/repositories/files';
 import { AppError } from '../domain/errors';
 import type { FileEntry } from '../domain/file-path';
-import { DEFAULT_URL_TTL_SECONDS, type FileGrant, MAX_URL_TTL_SECONDS, signFileGrant, verifyFileGrant } from '../domain/signed-url';
+import { DEFAULT_URL_TTL_SECONDS, type FileGrant, signFileGrant, verifyFileGrant } from '../domain/signed-url';
 import { FileSpace } from './file-space';
 
 /**
@@ -63,4 +63,3 @@ export class ConversationFilesService {
   }
 }
 
-export { MAX_URL_TTL_SECONDS };

@@ -80,7 +80,7 @@ export function withTurnId(error: ServiceError, turnId: string | undefined): Ser
 }
 
 /** True for 5xx, 429 and 0 (no answer): the statuses where repeating a call can help. */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 0 || status === 429 || status >= 500;
 }
 

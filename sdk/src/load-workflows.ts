@@ -67,7 +67,7 @@ export async function loadWorkflows(dir: string): Promise<Workflow[]> {
 }
 
 /** Parses one workflow file; `file` names it in errors. */
-export function parseWorkflow(text: string, file: string): Workflow {
+function parseWorkflow(text: string, file: string): Workflow {
   const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
   const isFence = (line: string | undefined) => line !== undefined && /^---[ \t]*$/.test(line);
   if (!isFence(lines[0])) throw new Error(`${file}: no front matter (the file must start with a line "---")`);

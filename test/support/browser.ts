@@ -9,7 +9,7 @@ import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
  * tiny "customer site" that embeds v1.js the way a customer would.
  */
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -20,7 +20,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. */
-export function chromiumPath(): string {
+function chromiumPath(): string {
   return process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 }
 

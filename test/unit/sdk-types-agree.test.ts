@@ -84,7 +84,7 @@ const rows: Record<string, z.ZodType> = {
   Grade: same<sdk.Grade, Out<typeof agentSchema.shape.grade>>(agentSchema.shape.grade),
   Filesystem: same<sdk.Filesystem, Out<typeof agentSchema.shape.filesystem>>(agentSchema.shape.filesystem),
   BuiltInToolName: same<sdk.BuiltInToolName, Out<typeof agentSchema.shape.tools.element>>(agentSchema.shape.tools.element),
-  Workflow: same<sdk.Workflow, Out<typeof agentDomain.workflowSchema>>(agentDomain.workflowSchema),
+  Workflow: same<sdk.Workflow, Out<typeof agentDomain.playbookSchema>>(agentDomain.playbookSchema),
   Scope: same<sdk.Scope, Out<typeof agentDomain.scopeSchema>>(agentDomain.scopeSchema),
   Connection: same<sdk.Connection, Out<typeof agentDomain.connectionSchema>>(agentDomain.connectionSchema),
   Secret: same<sdk.Secret, Out<typeof agentDomain.secretSchema>>(agentDomain.secretSchema),

@@ -2,7 +2,7 @@ import type { HostedPageConfig } from '../../page-template';
 import type { Visitor } from './identity';
 
 /** One message of the visitor's conversation so far. */
-export interface Message {
+interface Message {
   role: 'user' | 'assistant';
   content: string;
   at: string;

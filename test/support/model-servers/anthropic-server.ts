@@ -9,7 +9,7 @@ import {
   textChunks,
 } from './scripted-server';
 
-export type { ModelServer, RecordedRequest, ScriptedResponse, ScriptedToolCall } from './scripted-server';
+export type { ModelServer } from './scripted-server';
 
 /**
  * A fake Anthropic Messages server speaking the real streaming wire protocol:
@@ -36,7 +36,7 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export const anthropicProtocol: Protocol = {
+const anthropicProtocol: Protocol = {
   paths: ['/v1/messages'],
   errorBody: (status, message) => ({
     type: 'error',

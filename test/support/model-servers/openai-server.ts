@@ -9,7 +9,7 @@ import {
   textChunks,
 } from './scripted-server';
 
-export type { ModelServer, RecordedRequest, ScriptedResponse, ScriptedToolCall } from './scripted-server';
+export type { ModelServer } from './scripted-server';
 
 /**
  * A fake OpenAI Chat Completions server speaking the real streaming wire protocol:
@@ -33,7 +33,7 @@ const ERROR_TYPES: Record<number, string> = {
   429: 'rate_limit_exceeded',
 };
 
-export const openaiProtocol: Protocol = {
+const openaiProtocol: Protocol = {
   paths: ['/v1/chat/completions', '/chat/completions'],
   errorBody: (status, message) => ({
     error: { message, type: ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: null },
