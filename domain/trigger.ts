@@ -1,8 +1,8 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 
-/** The shortest interval a trigger may run at; shorter loops would be a denial of service on credits. */
-const MIN_INTERVAL_SECONDS = 60;
+/** The shortest interval a trigger may run at: one second, so tests and demos can use short intervals (each run still costs credits). */
+const MIN_INTERVAL_SECONDS = 1;
 
 function isTimeZone(name: string): boolean {
   try {

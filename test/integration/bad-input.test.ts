@@ -54,7 +54,7 @@ const cases: Case[] = [
   { name: 'cron with six fields', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: '0 0 9 * * 1' })] }), field: 'body.triggers[0].cron' },
   { name: 'a time zone that does not exist', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ timezone: 'Mars/Olympus_Mons' })] }), field: 'body.triggers[0].timezone' },
   { name: 'schedule without a message', method: 'POST', path: agentPath, body: a({ triggers: [{ kind: 'schedule', cron: '0 9 * * 1' }] }), field: 'body.triggers[0].message' },
-  { name: 'interval under the minimum', method: 'POST', path: agentPath, body: a({ triggers: [interval({ seconds: 5 })] }), field: 'body.triggers[0].seconds' },
+  { name: 'interval under the minimum', method: 'POST', path: agentPath, body: a({ triggers: [interval({ seconds: 0 })] }), field: 'body.triggers[0].seconds' },
   { name: 'interval of a fraction of a second', method: 'POST', path: agentPath, body: a({ triggers: [interval({ seconds: 90.5 })] }), field: 'body.triggers[0].seconds' },
   { name: 'maxRuns of zero', method: 'POST', path: agentPath, body: a({ triggers: [interval({ maxRuns: 0 })] }), field: 'body.triggers[0].maxRuns' },
   { name: 'an unknown trigger kind', method: 'POST', path: agentPath, body: a({ triggers: [{ kind: 'email', message: 'x' }] }), field: 'body.triggers[0].kind' },
