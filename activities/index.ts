@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
+import { createTriggerRunActivities } from './trigger-run';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type ResolveModel } from './turn';
 
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
     ...createTurnActivities(deps),
     ...createToolCallActivities(deps),
+    ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
   };
 }

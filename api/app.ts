@@ -4,6 +4,7 @@ import type { TurnLimits } from '../domain/turn-run';
 import { AppError } from '../domain/errors';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
+import { TriggerSchedules } from '../services/trigger-schedules';
 import { ConversationsService } from '../services/conversations';
 import { secretBoxFromConfig } from '../config/secret-box';
 import { CredentialsService } from '../services/credentials';
@@ -52,7 +53,14 @@ function signingKey(config: Config): string {
 /** Every route, each declared once with its contract (see routing.ts). */
 function createRoutes(deps: ApiDeps): ApiRouter {
   const r = new ApiRouter({ authenticate: requireApiKey(deps.repos.apiKeys), bodyLimitBytes: deps.config.BODY_LIMIT_BYTES });
-  const agents = new AgentsService(deps);
+  const schedules = new TriggerSchedules({
+    db: deps.db,
+    temporal: deps.temporal,
+    opsQueue: deps.config.taskQueues.ops,
+    turnsQueue: deps.config.taskQueues.turns,
+    limits: turnLimits(deps.config),
+  });
+  const agents = new AgentsService({ ...deps, schedules });
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
   diagnosticsRoutes(r, deps);

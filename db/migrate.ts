@@ -6,6 +6,7 @@ import * as m003 from './migrations/003_conversations_turns';
 import * as m004 from './migrations/004_credentials';
 import * as m005 from './migrations/005_tool_support';
 import * as m006 from './migrations/006_publishing';
+import * as m007 from './migrations/007_triggers';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['004_credentials', m004],
   ['005_tool_support', m005],
   ['006_publishing', m006],
+  ['007_triggers', m007],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

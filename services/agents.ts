@@ -16,6 +16,7 @@ import { AppError } from '../domain/errors';
 import { fieldPath } from '../domain/field-path';
 import { newId } from '../domain/ids';
 import type { Trigger } from '../domain/trigger';
+import type { TriggerSchedules } from './trigger-schedules';
 
 /** A whole configuration failed validation after a change: name the field as the caller sent it. */
 function validated(config: unknown, root: string): AgentConfig {
@@ -33,13 +34,13 @@ const notFound = () => new AppError('agent_not_found', 'no such agent');
  * else does. Every read and change is scoped to the caller's workspace.
  */
 export class AgentsService {
-  constructor(private readonly deps: { db: Db; repos: Repositories }) {}
+  constructor(private readonly deps: { db: Db; repos: Repositories; schedules: TriggerSchedules }) {}
 
   async create(workspaceId: string, input: CreateAgentInput): Promise<Agent> {
     const { id: chosen, role, ...fields } = input;
     const config = validated(fields, 'body');
     const id = chosen ?? newId('agent');
-    return this.deps.db.transaction(async (trx) => {
+    const agent = await this.deps.db.transaction(async (trx) => {
       // Serialise creations of the same id so "exists or existed" is decided once.
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [id]);
       if (await this.deps.repos.agents.idUsed({ id }, trx)) {
@@ -47,6 +48,8 @@ export class AgentsService {
       }
       return this.deps.repos.agents.create({ workspaceId, id, role, config }, trx);
     });
+    await this.deps.schedules.reconcile(id);
+    return agent;
   }
 
   list(workspaceId: string): Promise<Agent[]> {
@@ -99,9 +102,9 @@ export class AgentsService {
     return this.publish(workspaceId, agentId, (current) => validated({ ...current, triggers }, 'body'));
   }
 
-  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships. */
+  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships, trigger Schedules. */
   async delete(workspaceId: string, agentId: string): Promise<void> {
-    await this.deps.db.transaction(async (trx) => {
+    await this.deps.schedules.removeWith(agentId, async (trx) => {
       if (!(await this.deps.repos.agents.delete({ workspaceId, agentId }, trx))) throw notFound();
       await this.deps.repos.files.dropSpace({ space: knowledgeSpace(agentId) }, trx);
     });
@@ -126,6 +129,8 @@ export class AgentsService {
   private async publish(workspaceId: string, agentId: string, change: (current: AgentConfig) => AgentConfig): Promise<Agent> {
     const r = await this.deps.repos.agents.publish({ workspaceId, agentId, change });
     if ('missing' in r) throw notFound();
+    // Every publish reconciles the agent's Schedules with its latest version (see TriggerSchedules).
+    await this.deps.schedules.reconcile(agentId);
     return r.agent;
   }
 }

@@ -47,6 +47,7 @@ export class ConversationsService {
       requires,
       ...(row.ended_at ? { endedAt: iso(row.ended_at) } : {}),
       ...(row.channel ? { channel: row.channel } : {}),
+      ...(row.trigger ? { trigger: { kind: row.trigger.kind, index: row.trigger.index } } : {}),
       ...(row.end_user_id
         ? {
             endUser: {

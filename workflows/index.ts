@@ -1,4 +1,5 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
 export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { roundTripProbe } from './probe';
+export { triggerRunWorkflow } from './trigger-run';
 export { turnWorkflow } from './turn';

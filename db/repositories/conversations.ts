@@ -20,6 +20,8 @@ export interface ConversationRow {
   end_user_name: string | null;
   end_user_email: string | null;
   test_deployment_id: string | null;
+  /** The schedule or interval trigger that started it; `run` is the trigger run's workflow id. */
+  trigger: { kind: 'schedule' | 'interval'; index: number; run: string } | null;
 }
 
 /** Where a visitor's session lives: the agent's public chat, or one test deployment. */
@@ -46,7 +48,7 @@ export class ConversationsRepository {
   constructor(private readonly db: Db) {}
 
   async create(
-    input: { workspaceId: string; agentId: string; version: number; parameters: Record<string, string> },
+    input: { workspaceId: string; agentId: string; version: number; parameters: Record<string, string>; trigger?: ConversationRow['trigger'] },
     trx?: Knex.Transaction,
   ): Promise<ConversationRow> {
     const [row] = await (trx ?? this.db)('conversations')
@@ -56,6 +58,7 @@ export class ConversationsRepository {
         agent_id: input.agentId,
         version: input.version,
         parameters: JSON.stringify(input.parameters),
+        ...(input.trigger ? { trigger: JSON.stringify(input.trigger) } : {}),
       })
       .returning('*');
     return row as ConversationRow;
@@ -68,6 +71,11 @@ export class ConversationsRepository {
   /** By id alone: for activities, which act on a turn the API already authorised. */
   async byId({ conversationId }: { conversationId: string }): Promise<ConversationRow | undefined> {
     return this.db<ConversationRow>('conversations').where({ id: conversationId }).first();
+  }
+
+  /** The conversation a trigger run (its workflow id) started, if it started one. */
+  async ofTriggerRun({ run }: { run: string }, trx: Knex.Transaction): Promise<ConversationRow | undefined> {
+    return trx<ConversationRow>('conversations').whereRaw(`trigger->>'run' = ?`, [run]).first();
   }
 
   async lock({ workspaceId, conversationId }: { workspaceId: string; conversationId: string }, trx: Knex.Transaction): Promise<ConversationRow | undefined> {

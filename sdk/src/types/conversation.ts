@@ -52,6 +52,11 @@ export interface AgentConversationRecord {
    * `test` (chat on a test deployment's URL). Absent for conversations started through the API.
    */
   channel?: 'public' | 'test';
+  /**
+   * The schedule or interval trigger that started the conversation: its kind and its index in
+   * the agent's `triggers`. Absent for conversations started otherwise.
+   */
+  trigger?: { kind: 'schedule' | 'interval'; index: number };
 }
 
 /**
