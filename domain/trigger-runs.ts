@@ -5,7 +5,7 @@
 import type { TurnLimits } from './turn-run';
 
 /** The triggers that run on a Temporal Schedule. */
-export type ScheduledTriggerKind = 'schedule' | 'interval';
+type ScheduledTriggerKind = 'schedule' | 'interval';
 
 /** The input the Schedule's action gives each run (fixed when the Schedule is reconciled). */
 export interface TriggerRunInput {
@@ -25,7 +25,5 @@ export type TriggerRunResult =
 
 /** The Schedule of the agent's trigger at `index` of its `triggers` (at most 100 triggers). */
 export const triggerScheduleId = (agentId: string, index: number) => `trigger-${agentId}-${index}`;
-/** The prefix of every Schedule of the agent (list and filter by it). */
-export const triggerSchedulePrefix = (agentId: string) => `trigger-${agentId}-`;
 /** The workflow id of the Schedule's runs; Temporal appends the scheduled time to it. */
 export const triggerRunWorkflowId = (agentId: string, index: number) => `trigger-run-${agentId}-${index}`;

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { createLogger } from '../../infra/logger';
+import { useTestApi } from '../support/api';
+import { fixture } from '../support/fixture';
+import { call } from '../support/http';
+
+type Conversation = { id: string; trigger?: { kind: string; index: number } };
+
+/** Schedule and interval triggers on Temporal Schedules, reconciled after each publish. */
+describe('triggers', () => {
+  const api = useTestApi(() => ({ config: fixture().config, logger: createLogger('error') }));
+  let apiKey: string;
+
+  before(async () => {
+    ({ apiKey } = await api.newWorkspace({ credits: 1000 }));
+  });
+
+  const req = <T>(method: string, path: string, body?: unknown) => call<T>(api.baseURL, method, path, { apiKey, ...(body ? { body } : {}) });
+  const newAgent = async (body: Record<string, unknown>) => {
+    const r = await req<{ id: string }>('POST', '/v1/agents', { name: 'Scheduled', ...body });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.id;
+  };
+  const conversations = async (agentId: string) =>
+    (await req<{ data: Conversation[] }>('GET', `/v1/agents/${agentId}/conversations`)).body.data;
+
+  /** The agent's Schedules as the Temporal server lists them (visibility may lag: wait until `expected`). */
+  async function listed(agentId: string, expected: number): Promise<string[]> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const ids: string[] = [];
+      for await (const s of api.temporal.schedule.list()) if (s.scheduleId.startsWith(`trigger-${agentId}-`)) ids.push(s.scheduleId);
+      if (ids.length === expected || Date.now() > deadline) return ids.sort();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+  async function exists(id: string): Promise<boolean> {
+    try {
+      await api.temporal.schedule.getHandle(id).describe();
+      return true;
+    } catch (e) {
+      if (e instanceof ScheduleNotFoundError) return false;
+      throw e;
+    }
+  }
+  async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (done(v)) return v;
+      if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  it('an interval trigger with maxRuns 3 runs exactly three times, then has no remaining actions', async () => {
+    const agentId = await newAgent({ triggers: [{ kind: 'interval', seconds: 1, maxRuns: 3, message: 'Tick' }] });
+    const handle = api.temporal.schedule.getHandle(`trigger-${agentId}-0`);
+    const done = await waitFor(
+      'three runs with a done turn',
+      async () => {
+        const list = await conversations(agentId);
+        const turns = await api.db('turns').whereIn('conversation_id', list.map((c) => c.id)).select('status');
+        return { list, done: turns.filter((t) => t.status === 'done').length };
+      },
+      (v) => v.list.length >= 3 && v.done >= 3,
+    );
+    // Three seconds more: a fourth run would have fired by now.
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = await conversations(agentId);
+    assert.equal(after.length, 3, 'exactly three runs');
+    assert.deepEqual(after.map((c) => c.trigger), [0, 1, 2].map(() => ({ kind: 'interval', index: 0 })));
+    assert.equal(done.done, 3);
+    const messages = await req<{ data: Array<{ role: string; content: string }> }>('GET', `/v1/conversations/${after[0]!.id}/messages`);
+    assert.deepEqual(messages.body.data.map((m) => m.role), ['user', 'assistant']);
+    assert.equal(messages.body.data[0]!.content, 'Tick');
+    const described = await handle.describe();
+    assert.equal(described.state.remainingActions, 0);
+    assert.equal(described.info.numActionsTaken, 3);
+    // Runs are searchable by workspace and agent.
+    const runs: string[] = [];
+    for await (const w of api.temporal.workflow.list({ query: `AgentId = "${agentId}" AND WorkflowType = "triggerRunWorkflow"` })) runs.push(w.workflowId);
+    assert.equal(runs.length, 3);
+  });
+
+  it('a schedule trigger has a Schedule with its cron and time zone; trigger-now makes a run', async () => {
+    const agentId = await newAgent({ triggers: [{ kind: 'chat' }, { kind: 'schedule', cron: '30 9 * * 1', timezone: 'Europe/Paris', message: 'Weekly report' }] });
+    const handle = api.temporal.schedule.getHandle(`trigger-${agentId}-1`);
+    const described = await handle.describe();
+    assert.equal(described.spec.timezone, 'Europe/Paris');
+    const calendar = described.spec.calendars?.[0];
+    assert.ok(calendar, JSON.stringify(described.spec));
+    assert.deepEqual(calendar.minute, [{ start: 30, end: 30, step: 1 }]);
+    assert.deepEqual(calendar.hour, [{ start: 9, end: 9, step: 1 }]);
+    assert.deepEqual(calendar.dayOfWeek, ['MONDAY'].map((d) => ({ start: d, end: d, step: 1 })));
+    assert.equal(await exists(`trigger-${agentId}-0`), false, 'a chat trigger has no Schedule');
+    await handle.trigger();
+    const list = await waitFor('a run', () => conversations(agentId), (l) => l.length === 1);
+    assert.deepEqual(list[0]!.trigger, { kind: 'schedule', index: 1 });
+  });
+
+  it('republishing leaves exactly one Schedule per trigger, also when publishes race; deleting the agent removes them', async () => {
+    const every = (seconds: number) => ({ kind: 'interval', seconds: 3600 * seconds, message: `every ${seconds}h` });
+    const agentId = await newAgent({ triggers: [every(1), every(2), every(3)] });
+    assert.deepEqual(await listed(agentId, 3), [0, 1, 2].map((i) => `trigger-${agentId}-${i}`));
+
+    assert.equal((await req('PUT', `/v1/agents/${agentId}/triggers`, { triggers: [every(4)] })).status, 200);
+    assert.equal((await req('PUT', `/v1/agents/${agentId}/triggers`, { triggers: [every(4)] })).status, 200, 'the same again');
+    assert.deepEqual([await exists(`trigger-${agentId}-0`), await exists(`trigger-${agentId}-1`), await exists(`trigger-${agentId}-2`)], [true, false, false]);
+    assert.equal((await api.temporal.schedule.getHandle(`trigger-${agentId}-0`).describe()).spec.intervals?.[0]?.every, 4 * 3600 * 1000);
+
+    // Two publishes at once: whichever commits last, the Schedules match the latest version.
+    const racing = await Promise.all([
+      req('PUT', `/v1/agents/${agentId}/triggers`, { triggers: [every(5), every(6)] }),
+      req('PATCH', `/v1/agents/${agentId}`, { triggers: [every(7), every(8), every(9)] }),
+    ]);
+    assert.deepEqual(racing.map((r) => r.status), [200, 200]);
+    const latest = (await req<{ triggers: Array<{ seconds: number }> }>('GET', `/v1/agents/${agentId}`)).body.triggers;
+    for (let i = 0; i < 4; i++) {
+      const want = latest[i];
+      if (!want) {
+        assert.equal(await exists(`trigger-${agentId}-${i}`), false, `no Schedule ${i}`);
+        continue;
+      }
+      const d = await api.temporal.schedule.getHandle(`trigger-${agentId}-${i}`).describe();
+      assert.equal(d.spec.intervals?.[0]?.every, want.seconds * 1000, `Schedule ${i} matches the latest version`);
+    }
+    assert.equal((await listed(agentId, latest.length)).length, latest.length);
+
+    assert.equal((await req('DELETE', `/v1/agents/${agentId}`)).status, 204);
+    for (let i = 0; i < 3; i++) assert.equal(await exists(`trigger-${agentId}-${i}`), false);
+    assert.deepEqual(await listed(agentId, 0), []);
+  });
+});
