@@ -34,9 +34,10 @@ export function createTriggerRunActivities(deps: TriggerRunDeps) {
         const version = agent.role === 'freelancer' && agent.prod_version ? agent.prod_version : agent.current_version;
         const config = await repos.agents.versionConfig({ agentId: input.agentId, number: version }, trx);
         if (!config) return { skipped: 'agent_gone' };
-        // The Schedule is reconciled after each publish; a run fired in between checks its trigger still stands.
-        const current = config.triggers[input.trigger.index];
-        if (current?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
+        // The Schedules follow the latest version (reconciled after each publish); a run fired in
+        // between checks that its trigger still stands there.
+        const latest = version === agent.current_version ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: agent.current_version }, trx);
+        if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
         const workspace = await repos.workspaces.get({ id: input.workspaceId }, trx);
         if (!workspace || workspace.credits <= 0) return { skipped: 'insufficient_credits', detail: 'the workspace has no credits left' };
         const params = resolveParameters(config.parameters, {});

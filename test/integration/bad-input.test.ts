@@ -91,7 +91,7 @@ const cases: Case[] = [
   // update, setWorkflow, setTriggers, reads
   { name: 'update with an unknown grade', method: 'PATCH', path: '/v1/agents/{agent}', body: { grade: 'gold' }, field: 'body.grade' },
   { name: 'update trying to change the role', method: 'PATCH', path: '/v1/agents/{agent}', body: { role: 'freelancer' }, field: 'body.role' },
-  { name: 'update with a too-short interval', method: 'PATCH', path: '/v1/agents/{agent}', body: { triggers: [interval({ seconds: 30 })] }, field: 'body.triggers[0].seconds' },
+  { name: 'update with a too-short interval', method: 'PATCH', path: '/v1/agents/{agent}', body: { triggers: [interval({ seconds: 0 })] }, field: 'body.triggers[0].seconds' },
   { name: 'update whose HTTP tool names an undeclared secret', method: 'PATCH', path: '/v1/agents/{agent}', body: { httpTools: [httpTool({ secrets: ['X'] })] }, field: 'body.httpTools[0].secrets[0]' },
   { name: 'setWorkflow without content', method: 'PUT', path: '/v1/agents/{agent}/workflows', body: { name: 'w', when: 'always' }, field: 'body.content' },
   { name: 'setWorkflow with an empty name', method: 'PUT', path: '/v1/agents/{agent}/workflows', body: { name: '', when: 'always', content: 'x' }, field: 'body.name' },
