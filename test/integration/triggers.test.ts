@@ -4,8 +4,9 @@ import { createLogger } from '../../infra/logger';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call } from '../support/http';
+import { freelancer } from '../support/publishing';
 
-type Conversation = { id: string; trigger?: { kind: string; index: number } };
+type Conversation = { id: string; version: number; trigger?: { kind: string; index: number } };
 
 /** Schedule and interval triggers on Temporal Schedules, reconciled after each publish. */
 describe('triggers', () => {
@@ -98,6 +99,50 @@ describe('triggers', () => {
     await handle.trigger();
     const list = await waitFor('a run', () => conversations(agentId), (l) => l.length === 1);
     assert.deepEqual(list[0]!.trigger, { kind: 'schedule', index: 1 });
+  });
+
+  it("a deployed freelancer's run is pinned to its production version; otherwise to the latest", async () => {
+    const weekly = (message: string) => ({ kind: 'schedule', cron: '0 9 * * 1', message });
+    const agent = await freelancer(api.baseURL, apiKey, { triggers: [weekly('Report v1')] });
+    const [v1] = await agent.versionIds();
+    const deployed = await req<{ versionNumber: number }>('POST', '/v1/deployments/prod', { versionId: v1!.id });
+    assert.equal(deployed.status, 200, JSON.stringify(deployed.body));
+    assert.equal((await req('PATCH', `/v1/agents/${agent.agentId}`, { triggers: [weekly('Report v2')] })).status, 200);
+    await api.temporal.schedule.getHandle(`trigger-${agent.agentId}-0`).trigger();
+    const [run] = await waitFor('a run', () => conversations(agent.agentId), (l) => l.length === 1);
+    assert.equal(run!.version, 1, 'the production version');
+    const messages = await req<{ data: Array<{ content: string }> }>('GET', `/v1/conversations/${run!.id}/messages`);
+    assert.equal(messages.body.data[0]!.content, 'Report v2', "the latest version's trigger message");
+
+    const teammate = await newAgent({ triggers: [weekly('v1')] });
+    assert.equal((await req('PATCH', `/v1/agents/${teammate}`, { instructions: 'Be brief.' })).status, 200);
+    await api.temporal.schedule.getHandle(`trigger-${teammate}-0`).trigger();
+    const [own] = await waitFor('a run', () => conversations(teammate), (l) => l.length === 1);
+    assert.equal(own!.version, 2, 'the latest version');
+  });
+
+  it('a workspace without credits skips the run with a recorded reason: no conversation, no failed run', async () => {
+    const poor = await api.newWorkspace({ credits: 0 });
+    const created = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', {
+      apiKey: poor.apiKey,
+      body: { name: 'Broke', triggers: [{ kind: 'interval', seconds: 1, maxRuns: 1, message: 'Tick' }] },
+    });
+    assert.equal(created.status, 201);
+    const agentId = created.body.id;
+    const results = await waitFor(
+      'the run closed',
+      async () => {
+        const out: unknown[] = [];
+        for await (const w of api.temporal.workflow.list({ query: `AgentId = "${agentId}" AND WorkflowType = "triggerRunWorkflow"` })) {
+          if (w.status.name === 'COMPLETED') out.push(await api.temporal.workflow.getHandle(w.workflowId, w.runId).result());
+        }
+        return out;
+      },
+      (v) => v.length === 1,
+    );
+    assert.deepEqual(results, [{ skipped: 'insufficient_credits', detail: 'the workspace has no credits left' }]);
+    const list = await call<{ data: unknown[] }>(api.baseURL, 'GET', `/v1/agents/${agentId}/conversations`, { apiKey: poor.apiKey });
+    assert.deepEqual(list.body.data, []);
   });
 
   it('republishing leaves exactly one Schedule per trigger, also when publishes race; deleting the agent removes them', async () => {
