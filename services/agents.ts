@@ -48,7 +48,7 @@ export class AgentsService {
       }
       return this.deps.repos.agents.create({ workspaceId, id, role, config }, trx);
     });
-    await this.deps.schedules.reconcile(id);
+    await this.reconcile(id);
     return agent;
   }
 
@@ -130,7 +130,19 @@ export class AgentsService {
     const r = await this.deps.repos.agents.publish({ workspaceId, agentId, change });
     if ('missing' in r) throw notFound();
     // Every publish reconciles the agent's Schedules with its latest version (see TriggerSchedules).
-    await this.deps.schedules.reconcile(agentId);
+    await this.reconcile(agentId);
     return r.agent;
+  }
+
+  /** The version is committed before its Schedules follow; a failure here is mended by the next publish. */
+  private async reconcile(agentId: string): Promise<void> {
+    try {
+      await this.deps.schedules.reconcile(agentId);
+    } catch (e) {
+      throw new AppError(
+        'temporal_unavailable',
+        `the version is published but its trigger Schedules could not be updated (publish again to retry): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
   }
 }
