@@ -1,7 +1,9 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { resolveParameters, titleFrom } from '../domain/conversation';
+import { missingRequirements } from '../domain/credentials';
 import type { TriggerRunInput, TriggerRunResult } from '../domain/trigger-runs';
+import { readSupplied, suppliedView } from '../services/credentials';
 
 interface TriggerRunDeps {
   db: Db;
@@ -40,6 +42,12 @@ export function createTriggerRunActivities(deps: TriggerRunDeps) {
         if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
         const workspace = await repos.workspaces.get({ id: input.workspaceId }, trx);
         if (!workspace || workspace.credits <= 0) return { skipped: 'insufficient_credits', detail: 'the workspace has no credits left' };
+        // As `ask` refuses a conversation that is not ready: what the version requires must be
+        // supplied on the agent (a new conversation has nothing of its own).
+        if (config.secrets.some((x) => x.required) || config.connections.some((x) => x.required)) {
+          const requires = missingRequirements(config, suppliedView(await readSupplied(repos, input.agentId, [], trx)));
+          if (requires.length > 0) return { skipped: 'conversation_not_ready', detail: `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}` };
+        }
         const params = resolveParameters(config.parameters, {});
         if (!params.ok) return { skipped: 'conversation_not_ready', detail: `parameter ${params.name}: ${params.problem}` };
         const conversation = again ?? (await repos.conversations.create(

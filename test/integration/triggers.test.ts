@@ -121,6 +121,31 @@ describe('triggers', () => {
     assert.equal(own!.version, 2, 'the latest version');
   });
 
+  /** Results of the agent's finished trigger runs, once there are `count`. */
+  async function runResults(agentId: string, count: number): Promise<unknown[]> {
+    return waitFor(
+      'the runs closed',
+      async () => {
+        const out: unknown[] = [];
+        for await (const w of api.temporal.workflow.list({ query: `AgentId = "${agentId}" AND WorkflowType = "triggerRunWorkflow"` })) {
+          if (w.status.name === 'COMPLETED') out.push(await api.temporal.workflow.getHandle(w.workflowId, w.runId).result());
+        }
+        return out;
+      },
+      (v) => v.length === count,
+    );
+  }
+
+  it('an agent that requires a value not supplied skips the run as not ready', async () => {
+    const agentId = await newAgent({
+      secrets: [{ name: 'CRM_KEY', scope: 'fixed', required: true }],
+      triggers: [{ kind: 'schedule', cron: '0 9 * * 1', message: 'Sync' }],
+    });
+    await api.temporal.schedule.getHandle(`trigger-${agentId}-0`).trigger();
+    assert.deepEqual(await runResults(agentId, 1), [{ skipped: 'conversation_not_ready', detail: 'missing: secret CRM_KEY' }]);
+    assert.deepEqual(await conversations(agentId), []);
+  });
+
   it('a workspace without credits skips the run with a recorded reason: no conversation, no failed run', async () => {
     const poor = await api.newWorkspace({ credits: 0 });
     const created = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', {
@@ -129,17 +154,7 @@ describe('triggers', () => {
     });
     assert.equal(created.status, 201);
     const agentId = created.body.id;
-    const results = await waitFor(
-      'the run closed',
-      async () => {
-        const out: unknown[] = [];
-        for await (const w of api.temporal.workflow.list({ query: `AgentId = "${agentId}" AND WorkflowType = "triggerRunWorkflow"` })) {
-          if (w.status.name === 'COMPLETED') out.push(await api.temporal.workflow.getHandle(w.workflowId, w.runId).result());
-        }
-        return out;
-      },
-      (v) => v.length === 1,
-    );
+    const results = await runResults(agentId, 1);
     assert.deepEqual(results, [{ skipped: 'insufficient_credits', detail: 'the workspace has no credits left' }]);
     const list = await call<{ data: unknown[] }>(api.baseURL, 'GET', `/v1/agents/${agentId}/conversations`, { apiKey: poor.apiKey });
     assert.deepEqual(list.body.data, []);
