@@ -13,9 +13,15 @@ function isTimeZone(name: string): boolean {
   }
 }
 
+const CRON_VALUE = String.raw`(?:\d+|[A-Za-z]{3})`;
+const CRON_FIELD = new RegExp(String.raw`^(?:\*|${CRON_VALUE}(?:-${CRON_VALUE})?)(?:/\d+)?(?:,(?:\*|${CRON_VALUE}(?:-${CRON_VALUE})?)(?:/\d+)?)*$`);
+
 /** Five-field cron (minute hour day-of-month month day-of-week), as cron-parser reads it. */
 function cronProblem(expression: string): string | undefined {
-  if (expression.trim().split(/\s+/).length !== 5) return 'invalid cron expression: expected 5 fields (minute hour day month weekday)';
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5) return 'invalid cron expression: expected 5 fields (minute hour day month weekday)';
+  // What Temporal Schedules accept: numbers, three-letter names, `*`, ranges, lists and steps (no L, W, #, ? or H).
+  if (!fields.every((f) => CRON_FIELD.test(f))) return 'invalid cron expression: use numbers, names (MON, JAN), *, ranges, lists and steps only';
   try {
     CronExpressionParser.parse(expression, { tz: 'UTC' });
     return undefined;

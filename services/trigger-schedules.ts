@@ -94,7 +94,7 @@ export class TriggerSchedules {
     };
     const spec: ScheduleOptions['spec'] =
       trigger.kind === 'schedule'
-        ? { cronExpressions: [trigger.cron], ...(trigger.timezone ? { timezone: trigger.timezone } : {}) }
+        ? { cronExpressions: [trigger.cron.trim().toUpperCase()], ...(trigger.timezone ? { timezone: trigger.timezone } : {}) }
         : { intervals: [{ every: trigger.seconds * 1000 }] };
     return {
       scheduleId: triggerScheduleId(agentId, index),

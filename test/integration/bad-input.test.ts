@@ -52,6 +52,8 @@ const cases: Case[] = [
   { name: 'cron minute out of range', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: '61 * * * *' })] }), field: 'body.triggers[0].cron' },
   { name: 'cron in words', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: 'every monday' })] }), field: 'body.triggers[0].cron' },
   { name: 'cron with six fields', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: '0 0 9 * * 1' })] }), field: 'body.triggers[0].cron' },
+  { name: 'a cron Temporal cannot run (L, last day)', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: '0 9 L * *' })] }), field: 'body.triggers[0].cron' },
+  { name: 'a cron with a nth-weekday #', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ cron: '0 9 * * 1#2' })] }), field: 'body.triggers[0].cron' },
   { name: 'a time zone that does not exist', method: 'POST', path: agentPath, body: a({ triggers: [schedule({ timezone: 'Mars/Olympus_Mons' })] }), field: 'body.triggers[0].timezone' },
   { name: 'schedule without a message', method: 'POST', path: agentPath, body: a({ triggers: [{ kind: 'schedule', cron: '0 9 * * 1' }] }), field: 'body.triggers[0].message' },
   { name: 'interval under the minimum', method: 'POST', path: agentPath, body: a({ triggers: [interval({ seconds: 0 })] }), field: 'body.triggers[0].seconds' },

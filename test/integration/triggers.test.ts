@@ -87,8 +87,7 @@ describe('triggers', () => {
 
   it('a schedule trigger has a Schedule with its cron and time zone; trigger-now makes a run', async () => {
     const agentId = await newAgent({ triggers: [{ kind: 'chat' }, { kind: 'schedule', cron: '30 9 * * 1', timezone: 'Europe/Paris', message: 'Weekly report' }] });
-    const handle = api.temporal.schedule.getHandle(`trigger-${agentId}-1`);
-    const described = await handle.describe();
+    const described = await api.temporal.schedule.getHandle(`trigger-${agentId}-1`).describe();
     assert.equal(described.spec.timezone, 'Europe/Paris');
     const calendar = described.spec.calendars?.[0];
     assert.ok(calendar, JSON.stringify(described.spec));
@@ -96,9 +95,12 @@ describe('triggers', () => {
     assert.deepEqual(calendar.hour, [{ start: 9, end: 9, step: 1 }]);
     assert.deepEqual(calendar.dayOfWeek, ['MONDAY'].map((d) => ({ start: d, end: d, step: 1 })));
     assert.equal(await exists(`trigger-${agentId}-0`), false, 'a chat trigger has no Schedule');
-    await handle.trigger();
+    // Names in either case, ranges and steps are what Temporal runs.
+    assert.equal((await req('PUT', `/v1/agents/${agentId}/triggers`, { triggers: [{ kind: 'chat' }, { kind: 'schedule', cron: '*/15 8-18 * jan-mar mon-fri', message: 'Busy hours' }, { kind: 'schedule', cron: '30 9 * * 1', timezone: 'Europe/Paris', message: 'Weekly report' }] })).status, 200);
+    assert.ok(await exists(`trigger-${agentId}-2`));
+    await api.temporal.schedule.getHandle(`trigger-${agentId}-2`).trigger();
     const list = await waitFor('a run', () => conversations(agentId), (l) => l.length === 1);
-    assert.deepEqual(list[0]!.trigger, { kind: 'schedule', index: 1 });
+    assert.deepEqual(list[0]!.trigger, { kind: 'schedule', index: 2 });
   });
 
   it("a deployed freelancer's run is pinned to its production version; otherwise to the latest", async () => {
