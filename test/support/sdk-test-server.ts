@@ -107,6 +107,20 @@ export function sseEvent(seq: number, event: { type: string } & Record<string, u
   return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** The wire form of events[from - 1 .. to - 1] (sequence numbers `from` to `to`, inclusive). */
+export function sseEvents(events: ReadonlyArray<{ type: string } & Record<string, unknown>>, from: number, to = events.length): string {
+  let out = '';
+  for (let seq = from; seq <= to; seq++) out += sseEvent(seq, events[seq - 1]!);
+  return out;
+}
+
+/** Every event a turn yields, in order. */
+export async function collectEvents<E>(turn: AsyncIterable<E>): Promise<E[]> {
+  const out: E[] = [];
+  for await (const event of turn) out.push(event);
+  return out;
+}
+
 /** Writes `data`, then cuts the connection without ending the answer (a dropped stream). */
 export function writeThenDrop(res: ServerResponse, data = ''): void {
   if (data === '') {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_RESUME_TIMEOUT_MS, Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
 import { resolveOptions } from '../../sdk/src/options';
 import { resumePolicy } from '../../sdk/src/turn-resume';
-import { clientGone, failure, type Handler, json, openEventStream, type Received, sseEvent, within, writeThenDrop } from '../support/sdk-test-server';
+import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, type Handler, type Received, within, writeThenDrop } from '../support/sdk-test-server';
 
 /**
  * Turns through outages, as an API restart (connections refused) or a database failover (503
@@ -24,17 +24,9 @@ const events: TurnEvent[] = [
   { type: 'done', reply: 'Hello world' },
 ];
 
-function wire(from: number, to = events.length): string {
-  let out = '';
-  for (let seq = from; seq <= to; seq++) out += sseEvent(seq, events[seq - 1]!);
-  return out;
-}
+const wire = (from: number, to = events.length): string => sseEvents(events, from, to);
 
-async function collect(turn: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
-  const out: TurnEvent[] = [];
-  for await (const event of turn) out.push(event);
-  return out;
-}
+const collect = (turn: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> => collectEvents(turn);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

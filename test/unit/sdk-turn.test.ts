@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
 import { resumePolicy } from '../../sdk/src/turn-resume';
-import {
-  clientGone,
-  failure,
-  json,
-  openEventStream,
-  type Received,
-  sseEvent,
-  startTestServer,
-  type TestServer,
-  within,
-  writeThenDrop,
-} from '../support/sdk-test-server';
+import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, startTestServer, type Received, type TestServer, within, writeThenDrop } from '../support/sdk-test-server';
 
 /** A whole turn as the service streams it: seq n is events[n - 1]. */
 const events: TurnEvent[] = [
@@ -29,18 +18,9 @@ const events: TurnEvent[] = [
   { type: 'done', reply: 'Hello world' },
 ];
 
-/** The wire form of events[from - 1 .. to - 1] (sequence numbers `from` to `to`, inclusive). */
-function wire(from: number, to = events.length): string {
-  let out = '';
-  for (let seq = from; seq <= to; seq++) out += sseEvent(seq, events[seq - 1]!);
-  return out;
-}
+const wire = (from: number, to = events.length): string => sseEvents(events, from, to);
 
-async function collect(turn: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
-  const out: TurnEvent[] = [];
-  for await (const event of turn) out.push(event);
-  return out;
-}
+const collect = (turn: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> => collectEvents(turn);
 
 function calls(server: TestServer): string[] {
   return server.received.map((r) => `${r.method} ${r.url}`);
