@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
+import { recordingAttempts } from './attempt-record';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
@@ -22,10 +23,15 @@ export interface ActivityDeps {
 
 /** Builds every activity from its dependencies; the worker passes real ones, tests may pass others. */
 export function createActivities(deps: ActivityDeps) {
+  const turn = createTurnActivities(deps);
+  const toolCall = createToolCallActivities(deps);
   return {
     ...createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
-    ...createTurnActivities(deps),
-    ...createToolCallActivities(deps),
+    ...turn,
+    ...toolCall,
+    // The long ones: if this worker dies mid-call, a live worker fails the attempt at once.
+    modelStep: recordingAttempts(deps, turn.modelStep),
+    runTool: recordingAttempts(deps, toolCall.runTool),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
   };

@@ -90,11 +90,15 @@ export async function runWorker(opts: {
   let connection: NativeConnection | undefined;
   try {
     connection = await connectTemporalWorker(temporalTargetFromConfig(opts.config, opts.temporalAddress));
+    const deps = activityDepsFromConfig(opts.config, db);
     const workers = await startWorkers({
       connection,
       namespace: opts.config.TEMPORAL_NAMESPACE,
       taskQueues: opts.config.taskQueues,
-      activities: createActivities(activityDepsFromConfig(opts.config, db)),
+      activities: createActivities(deps),
+      identity: deps.workerIdentity,
+      liveness: deps.repos.workerLiveness,
+      logger: opts.logger,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const conn = connection;

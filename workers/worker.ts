@@ -8,14 +8,22 @@ import {
   type WorkflowBundlePath,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import type { Activities } from '../activities';
-import { workerIdentity } from './identity';
+import type { WorkerLivenessRepository } from '../db/repositories/worker-liveness';
+import type { Logger } from '../infra/logger';
+import { startOrphanSweeper } from './orphan-sweeper';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueues: { turns: string; ops: string };
   activities: Activities;
+  /** The name this process polls under; the activities record their attempts under it too. */
+  identity: string;
+  /** Liveness stamps and orphaned attempts (workers/orphan-sweeper.ts). */
+  liveness: WorkerLivenessRepository;
+  logger: Logger;
   /** A prebuilt bundle (tests share one); built here when absent. */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -71,7 +79,7 @@ const quietBundlerLogger = {
 /** Polls the `turns` and `ops` task queues; workers scale out on them (README: Production layout). */
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
   const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle() ?? (await bundleWorkflows());
-  const identity = workerIdentity();
+  const { identity } = opts;
   const workers = await Promise.all(
     [opts.taskQueues.turns, opts.taskQueues.ops].map((taskQueue) =>
       Worker.create({
@@ -88,7 +96,15 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
       }),
     ),
   );
-  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined);
+  // Stamps before the first poll: an attempt recorded under an identity that never stamped is an orphan.
+  const sweeper = await startOrphanSweeper({
+    liveness: opts.liveness,
+    client: new Client({ connection: opts.connection, namespace: opts.namespace }),
+    identity,
+    logger: opts.logger,
+  });
+  // However the workers end, the stamps end with them: a process that no longer polls is not alive.
+  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined).finally(() => sweeper.stop());
   return {
     identity,
     done,

@@ -107,11 +107,15 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
 
   installTemporalRuntime(createLogger('silent'));
   const connection = await connectTemporalWorker({ address: temporal.address, namespace: 'default', tls: false });
+  const deps = activityDepsFromConfig(config, db);
   const workers: WorkerSet = await startWorkers({
     connection,
     namespace: 'default',
     taskQueues: config.taskQueues,
-    activities: createActivities(activityDepsFromConfig(config, db)),
+    activities: createActivities(deps),
+    identity: deps.workerIdentity,
+    liveness: deps.repos.workerLiveness,
+    logger: createLogger('silent'),
   });
   stops.push(async () => {
     await workers.shutdown();

@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
+import { createLogger } from '../../infra/logger';
 import { activityDepsFromConfig } from '../../workers/activity-deps';
 import { startWorkers } from '../../workers/worker';
 import { cliEntry, repoRoot } from './cli';
@@ -38,11 +39,15 @@ export function isolatedConfig(env: Record<string, string>): Config {
 export async function startInProcessWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const db = createDb({ url: config.DATABASE_URL!, poolMax: 5 });
   const connection = await connectTemporalWorker({ address: config.TEMPORAL_ADDRESS!, namespace: 'default', tls: false });
+  const deps = activityDepsFromConfig(config, db);
   const workers = await startWorkers({
     connection,
     namespace: 'default',
     taskQueues: config.taskQueues,
-    activities: createActivities(activityDepsFromConfig(config, db)),
+    activities: createActivities(deps),
+    identity: deps.workerIdentity,
+    liveness: deps.repos.workerLiveness,
+    logger: createLogger('silent'),
   });
   return {
     async stop() {
