@@ -15,7 +15,9 @@
 #
 # docker-compose.yml runs the whole set (postgres, temporal, temporal-ui, migrate, api, worker).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# A maintained LTS line for the image (Node 22, supported into 2027); the code also runs on Node 20,
+# which development and CI machines here use.
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 # --- deps: production node_modules only -----------------------------------------------------
 FROM ${NODE_IMAGE} AS deps

@@ -564,6 +564,13 @@ describe('docker-compose.yml', () => {
     }
     problemsReport(problems);
   });
+
+  it('publishes the Temporal frontend and UI only on loopback (they have no authentication)', () => {
+    const temporalSide = [...services.values()].filter((s) => isTemporalServerImage(s.image) || /temporalio\/ui/.test(s.image ?? ''));
+    assert.ok(temporalSide.length >= 2, 'the Temporal server and its UI are services');
+    const open = temporalSide.flatMap((s) => s.ports.filter((p) => p.hostPort !== undefined && !['127.0.0.1', '::1', '[::1]'].includes(p.hostIp)).map((p) => `${s.name}: ${p.raw}`));
+    assert.deepEqual(open, []);
+  });
 });
 
 describe('Dockerfile', () => {
@@ -581,6 +588,15 @@ describe('Dockerfile', () => {
 
   it('is used by the compose file', () => {
     assert.ok(dockerfiles.length > 0, 'no service in docker-compose.yml builds from an existing Dockerfile');
+  });
+
+  it('builds on a maintained Node LTS line (22 or later, even-numbered), not Node 20', () => {
+    for (const file of dockerfiles) {
+      const image = /^ARG NODE_IMAGE=node:(\d+)[-.\w]*$/m.exec(fs.readFileSync(file, 'utf8'));
+      assert.ok(image, `${path.relative(root, file)}: no ARG NODE_IMAGE=node:<major>…`);
+      const major = Number(image[1]);
+      assert.ok(major >= 22 && major % 2 === 0, `${path.relative(root, file)}: node:${major} is not a maintained LTS line`);
+    }
   });
 
   it('runs bin/hosted-agents.js as a non-root user', () => {
