@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
 import type { ApiContext, ApiState } from './context';
 import { jsonBody } from './middleware/json-body';
+import { AppError } from '../domain/errors';
+import { undecodablePathParam, undecodableQueryParam } from './undecodable';
 import { parseInput } from './validate';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -82,6 +84,7 @@ export class ApiRouter {
     if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
     if (def.body) before.push(this.json);
     this.router[def.method](def.path, ...before, async (ctx) => {
+      refuseUndecodable(def, ctx.path, ctx.querystring);
       const input = {
         params: def.params ? parseInput(def.params, ctx.params, 'path') : undefined,
         query: def.query ? parseInput(def.query, ctx.query, 'query') : undefined,
@@ -97,6 +100,14 @@ export class ApiRouter {
     });
     return this;
   }
+}
+
+/** Percent-encoding that is not UTF-8, in a declared path or query parameter: 400 naming it. */
+function refuseUndecodable(def: AnyRouteDef, rawPath: string, rawQuery: string): void {
+  const param = def.params ? undecodablePathParam(def.path, rawPath) : undefined;
+  if (param !== undefined) throw new AppError('invalid_request', `path.${param}: not valid UTF-8 percent-encoding`);
+  const name = def.query && rawQuery ? undecodableQueryParam(rawQuery) : undefined;
+  if (name !== undefined) throw new AppError('invalid_request', `query.${name}: not valid UTF-8 percent-encoding`);
 }
 
 /** Lists are wrapped so that pagination can be added without breaking clients. */

@@ -35,13 +35,16 @@ export class ProjectsService {
   }
 
   update(workspaceId: string, projectId: string, input: UpdateProjectInput): Promise<Project> {
-    return this.change(workspaceId, projectId, (trx) => this.deps.repos.projects.update({ projectId, input }, trx));
+    return this.change(workspaceId, projectId, async (trx) => {
+      await this.deps.repos.projects.update({ projectId, input }, trx);
+      return true;
+    });
   }
 
   addAgent(workspaceId: string, projectId: string, agentId: string): Promise<Project> {
     return this.change(workspaceId, projectId, async (trx) => {
       await this.assertAgents(workspaceId, [agentId], trx);
-      await this.deps.repos.projects.addMembers({ projectId, agentIds: [agentId] }, trx);
+      return this.deps.repos.projects.addMembers({ projectId, agentIds: [agentId] }, trx);
     });
   }
 
@@ -65,13 +68,13 @@ export class ProjectsService {
     });
   }
 
-  private async change(workspaceId: string, projectId: string, apply: (trx: Knex.Transaction) => Promise<void>): Promise<Project> {
+  /** Applies a change under the project's lock; `updatedAt` moves only when `apply` says something changed. */
+  private async change(workspaceId: string, projectId: string, apply: (trx: Knex.Transaction) => Promise<boolean>): Promise<Project> {
     return this.deps.db.transaction(async (trx) => {
       const row = await this.deps.repos.projects.lock({ workspaceId, projectId }, trx);
       if (!row) throw notFound();
       if (row.status === 'archived') throw new AppError('project_archived', `project ${projectId} is archived`);
-      await apply(trx);
-      await this.deps.repos.projects.update({ projectId, input: {} }, trx);
+      if (await apply(trx)) await this.deps.repos.projects.update({ projectId, input: {} }, trx);
       return (await this.deps.repos.projects.get({ workspaceId, projectId }, trx))!;
     });
   }

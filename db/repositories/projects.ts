@@ -93,16 +93,20 @@ export class ProjectsRepository {
   }
 
   /** Adds members; adding one that is already there keeps its original `addedAt`. */
-  async addMembers({ projectId, agentIds }: { projectId: string; agentIds: string[] }, trx: Knex.Transaction): Promise<void> {
-    if (agentIds.length === 0) return;
-    await trx('project_members')
+  /** Whether any of them was not a member yet. */
+  async addMembers({ projectId, agentIds }: { projectId: string; agentIds: string[] }, trx: Knex.Transaction): Promise<boolean> {
+    if (agentIds.length === 0) return false;
+    const added = await trx('project_members')
       .insert(agentIds.map((agentId) => ({ project_id: projectId, agent_id: agentId })))
       .onConflict(['project_id', 'agent_id'])
-      .ignore();
+      .ignore()
+      .returning('agent_id');
+    return added.length > 0;
   }
 
-  async removeMember({ projectId, agentId }: { projectId: string; agentId: string }, trx: Knex.Transaction): Promise<void> {
-    await trx('project_members').where({ project_id: projectId, agent_id: agentId }).delete();
+  /** Whether it was a member. */
+  async removeMember({ projectId, agentId }: { projectId: string; agentId: string }, trx: Knex.Transaction): Promise<boolean> {
+    return (await trx('project_members').where({ project_id: projectId, agent_id: agentId }).delete()) > 0;
   }
 
   async delete({ workspaceId, projectId }: { workspaceId: string; projectId: string }, trx: Knex.Transaction): Promise<boolean> {

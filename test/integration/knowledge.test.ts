@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type FileEntry, fileEntrySchema, MAX_FILE_BYTES } from '../../domain/file-path';
 import { useTestApi } from '../support/api';
 import type { ErrorJson } from '../support/http';
@@ -235,6 +236,35 @@ describe('Agent knowledge files through the SDK', () => {
     await expectFailure(agent.knowledge.put('max.txt', tooLarge), 400, 'file_too_large');
     assert.equal((await agent.knowledge.list()).find((x) => x.path === 'max.txt')?.size, MAX_FILE_BYTES);
   }).timeout(120_000);
+
+  it('an upload sent with Content-Encoding gzip, deflate or br is stored decoded; other encodings and corrupt data answer 400', async () => {
+    const { agent, apiKey } = await newAgent();
+    const content = Buffer.from('compressed on the way, plain at rest\n'.repeat(50));
+    for (const [encoding, encoded] of [['gzip', gzipSync(content)], ['deflate', deflateSync(content)], ['br', brotliCompressSync(content)]] as const) {
+      const res = await rawRequest(api.baseURL, 'PUT', `/v1/agents/${agent.id}/knowledge/${encoding}.txt`, {
+        apiKey, body: encoded, headers: { 'content-type': 'text/plain', 'content-encoding': encoding },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal((res.body as FileEntry).size, content.byteLength);
+      assert.deepEqual(Buffer.from(await agent.knowledge.read(`${encoding}.txt`)), content);
+    }
+    const compress = await rawRequest(api.baseURL, 'PUT', `/v1/agents/${agent.id}/knowledge/lzw.txt`, {
+      apiKey, body: content, headers: { 'content-type': 'text/plain', 'content-encoding': 'compress' },
+    });
+    assert.equal(compress.status, 400);
+    assert.match((compress.body as ErrorJson).error.message, /content-encoding/);
+    const corrupt = await rawRequest(api.baseURL, 'PUT', `/v1/agents/${agent.id}/knowledge/corrupt.txt`, {
+      apiKey, body: Buffer.from('not gzip at all'), headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(corrupt.status, 400);
+    // A small body that expands past the file limit is refused like a large one.
+    const bomb = await rawRequest(api.baseURL, 'PUT', `/v1/agents/${agent.id}/knowledge/bomb.txt`, {
+      apiKey, body: gzipSync(Buffer.alloc(MAX_FILE_BYTES + 1)), headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    });
+    assert.equal(bomb.status, 400);
+    assert.equal((bomb.body as ErrorJson).error.code, 'file_too_large');
+    assert.deepEqual((await agent.knowledge.list()).map((e) => e.path).sort(), ['br.txt', 'deflate.txt', 'gzip.txt']);
+  });
 
   it('the SDK refuses . and .. segments itself, with code invalid_request, sending nothing', async () => {
     const { agent, requests } = await newAgent();

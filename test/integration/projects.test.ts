@@ -127,6 +127,7 @@ describe('Projects through the SDK', () => {
     await sleep(20); // so a second insert would carry a visibly later addedAt
     const again = record(await project.addAgent(agent.id));
     assert.deepEqual(again.agents, [member]);
+    assert.equal(again.updatedAt, added.updatedAt, 'a no-op does not move updatedAt');
     assert.deepEqual(record(await project.get()).agents, [member]);
   });
 
@@ -147,10 +148,13 @@ describe('Projects through the SDK', () => {
     const after = record(await project.removeAgent(a.id));
     assert.deepEqual(after.agents.map((m) => m.agentId), [b.id]);
     assert.equal((await a.get()).name, 'A', 'the agent itself stays');
+    await sleep(20); // so a wrongly moved updatedAt would show
     const noop = record(await project.removeAgent(a.id));
     assert.deepEqual(noop.agents, after.agents);
+    assert.equal(noop.updatedAt, after.updatedAt, 'removing a non-member does not move updatedAt');
     const never = record(await project.removeAgent(neverId('agt')));
     assert.deepEqual(never.agents, after.agents);
+    assert.equal(never.updatedAt, after.updatedAt);
   });
 
   it('addAgent of an id that never existed answers 404 agent_not_found', async () => {
