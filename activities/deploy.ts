@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { AgentConfig } from '../domain/agent';
-import { type CredentialSource, type Credentials, levelOfScope, missingRequirements } from '../domain/credentials';
+import { type CredentialSource, type Credentials, levelOfOwner, levelOfScope, missingRequirements } from '../domain/credentials';
 import { DEPLOY_AGENT_GONE, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 import { mintPublicToken } from '../domain/public-token';
 import { slugFromName } from '../domain/publishing';
@@ -39,8 +39,14 @@ async function checkCredentials(deps: DeployDeps, input: PromoteInput, config: A
   const fixed = { secrets: config.secrets.filter((s) => s.scope === 'fixed'), connections: config.connections.filter((c) => c.scope === 'fixed') };
   const stored = await deps.repos.credentials.supplied({ owners: [{ kind: 'agent', id: input.agentId }] });
   const supplied = {
-    secrets: stored.secrets.map((r) => ({ level: r.owner_kind, name: r.name })),
-    connections: stored.connections.map((r) => ({ level: r.owner_kind, provider: r.provider, ...(r.expires_at ? { expiresAt: r.expires_at } : {}) })),
+    secrets: stored.secrets.map((r) => ({ level: levelOfOwner(r.owner_kind), name: r.name })),
+    connections: stored.connections.map((r) => ({
+      level: levelOfOwner(r.owner_kind),
+      provider: r.provider,
+      ...(r.expires_at ? { expiresAt: r.expires_at } : {}),
+      ...(r.refreshable ? { refreshable: true } : {}),
+      ...(r.error !== null ? { error: r.error } : {}),
+    })),
   };
   const missing = missingRequirements(fixed, supplied).map((r) => `required ${r.kind} ${r.name} (scope fixed) is not supplied on the agent`);
   // Visitors of the public chat cannot supply values: a required conversation-scope one would

@@ -8,6 +8,8 @@ import { TriggerSchedules } from '../services/trigger-schedules';
 import { ConversationsService } from '../services/conversations';
 import { secretBoxFromConfig } from '../config/secret-box';
 import { CredentialsService } from '../services/credentials';
+import { EndUsersService } from '../services/end-users';
+import { OAuthService } from '../services/oauth';
 import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
@@ -25,6 +27,8 @@ import { agentRoutes } from './routes/agents';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
+import { endUserRoutes } from './routes/end-users';
+import { oauthRoutes } from './routes/oauth';
 import { deploymentRoutes } from './routes/deployments';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
@@ -87,7 +91,19 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
   const box = secretBoxFromConfig(deps.config);
-  credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box }));
+  const oauth = new OAuthService({
+    db: deps.db,
+    repos: deps.repos,
+    box,
+    providers: deps.config.oauthProviders,
+    redirectUri: deps.config.oauthRedirectURI,
+    stateTtlSeconds: deps.config.OAUTH_STATE_TTL_SECONDS,
+    logger: deps.logger,
+  });
+  const credentials = new CredentialsService({ db: deps.db, repos: deps.repos, box, oauth });
+  credentialRoutes(r, credentials);
+  oauthRoutes(r, oauth, deps.config.oauthRedirectURI);
+  endUserRoutes(r, new EndUsersService({ repos: deps.repos, conversations, credentials, oauth }));
   deploymentRoutes(
     r,
     new DeploymentsService({

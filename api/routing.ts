@@ -16,7 +16,7 @@ interface RouteResponse {
   description: string;
   /** JSON body schema; absent for 204 and for non-JSON bodies. */
   schema?: z.ZodType;
-  contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream';
+  contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html';
 }
 
 /**

@@ -2,6 +2,10 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
+import { ConfigError } from './config-error';
+import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
+
+export { ConfigError } from './config-error';
 
 /**
  * Every environment variable the service reads, in one zod schema.
@@ -125,6 +129,13 @@ export const envSchema = z.object({
   PUBLIC_CHAT_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(60),
   PUBLIC_CHAT_PER_TOKEN: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(1200),
   PUBLIC_READS_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(600),
+  /** OAuth providers (see config/oauth-providers.ts): JSON text, and/or a JSON file. */
+  OAUTH_PROVIDERS: optionalText,
+  OAUTH_PROVIDERS_FILE: optionalText,
+  /** A token that expires within this many seconds is refreshed before a tool call uses it. */
+  OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(0, 'at least 0').max(86_400, 'at most 86400').default(60),
+  /** How long a consent URL (its `state`) may be used. */
+  OAUTH_STATE_TTL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(30, 'at least 30').max(86_400, 'at most 86400').default(600),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;
@@ -217,17 +228,12 @@ export interface Config extends Env {
   taskQueues: { turns: string; ops: string };
   /** The provider and model of each grade (see `resolveModelSpecs`). */
   models: Record<ModelGrade, ModelSpec>;
+  /** Operator-configured OAuth providers by name (OAUTH_PROVIDERS, OAUTH_PROVIDERS_FILE). */
+  oauthProviders: Record<string, OAuthProvider>;
+  /** The redirect URI registered with every OAuth provider: `<baseURL>/v1/oauth/callback`. */
+  oauthRedirectURI: string;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    readonly expectation: string,
-  ) {
-    super(`${variable}: ${expectation}`);
-    this.name = 'ConfigError';
-  }
-}
 
 /** Parses the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -258,5 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ops: `${e.TEMPORAL_TASK_QUEUE_PREFIX}ops`,
     },
     models,
+    oauthProviders: loadOAuthProviders(e),
+    oauthRedirectURI: `${baseURL}/v1/oauth/callback`,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Parameter } from './agent';
+import { endUserSchema } from './publishing';
 
 export const requirementSchema = z
   .object({ kind: z.enum(['secret', 'connection']), name: z.string(), required: z.boolean() })
@@ -41,6 +42,8 @@ export const startConversationSchema = z
   .object({
     version: z.number().int().min(1).optional(),
     parameters: z.record(z.string(), parameterValue).optional(),
+    /** The end user the conversation is for: it is listed by `endUser.conversations()` and sees that end user's values. */
+    endUser: endUserSchema.optional(),
   })
   .strict()
   .meta({ id: 'StartConversation' });

@@ -98,12 +98,22 @@ export function suppliedProblem(
   return undefined;
 }
 
+/**
+ * Where a stored value serves from: an agent's at the agent level; a conversation's, and its end
+ * user's (values that follow the end user into each of their conversations), at the conversation level.
+ */
+export const levelOfOwner = (kind: 'agent' | 'conversation' | 'end_user'): Level => (kind === 'agent' ? 'agent' : 'conversation');
+
 /** A stored connection without its value. */
 export interface StoredConnection {
   level: Level;
   provider: string;
   accountLabel?: string;
   expiresAt?: Date;
+  /** A refresh token is stored and this server can use it (an OAuth provider of that name was configured). */
+  refreshable?: boolean;
+  /** Why the value stopped working (e.g. the provider refused its refresh token). */
+  error?: string;
 }
 
 /** What is stored for a conversation and its agent, without values. */
@@ -113,6 +123,9 @@ export interface SuppliedView {
 }
 
 const expired = (c: StoredConnection, now: Date) => c.expiresAt !== undefined && c.expiresAt.getTime() <= now.getTime();
+/** Why a stored connection cannot be used, or undefined when it can (an expired token that can be refreshed can). */
+const unusable = (c: StoredConnection, now: Date): string | undefined =>
+  c.error ?? (expired(c, now) && c.refreshable !== true ? 'token expired' : undefined);
 
 /**
  * The required secrets and connections of `decl` that nothing supplies yet: a fixed-scope one
@@ -122,7 +135,7 @@ const expired = (c: StoredConnection, now: Date) => c.expiresAt !== undefined &&
 export function missingRequirements(decl: Declarations, supplied: SuppliedView, now: Date = new Date()): Requirement[] {
   const hasSecret = (s: Secret) => supplied.secrets.some((v) => v.name === s.name && v.level === levelOfScope(s.scope));
   const hasConnection = (c: Connection) =>
-    supplied.connections.some((v) => v.provider === c.provider && v.level === levelOfScope(c.scope) && !expired(v, now));
+    supplied.connections.some((v) => v.provider === c.provider && v.level === levelOfScope(c.scope) && unusable(v, now) === undefined);
   return [
     ...decl.secrets.filter((s) => s.required && !hasSecret(s)).map((s) => ({ kind: 'secret' as const, name: s.name, required: true })),
     ...decl.connections
@@ -156,7 +169,10 @@ export function connectionStatuses(
     const base = { provider: d.provider, declared: true, required: d.required === true, scope: d.scope };
     const where = levelOfScope(d.scope);
     const value = at(d.provider, where);
-    if (value) return { ...base, ...from(value, !expired(value, now), expired(value, now) ? 'token expired' : undefined) };
+    if (value) {
+      const problem = unusable(value, now);
+      return { ...base, ...from(value, problem === undefined, problem) };
+    }
     const misplaced = at(d.provider, where === 'agent' ? 'conversation' : 'agent');
     if (misplaced) return { ...base, ...from(misplaced, false, `declared with scope ${d.scope}; the value on the ${misplaced.level} is not used`) };
     return { ...base, connected: false };

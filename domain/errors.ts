@@ -23,7 +23,7 @@ export const errorCodes = {
   conversation_not_ready: { status: 409, doc: 'A required secret or connection is not supplied yet (see `requires`).' },
   oauth_not_configured: {
     status: 400,
-    doc: 'This server has no OAuth set-up for the provider: supply its tokens with bind/attach (PUT …/credentials) instead.',
+    doc: 'No OAuth provider of that name is configured on this server (OAUTH_PROVIDERS): supply its tokens with bind/attach (PUT …/credentials) instead.',
   },
   insufficient_credits: { status: 409, doc: 'The workspace has no credits left.' },
   turn_in_progress: { status: 409, doc: 'A turn of this conversation is still running; its id is in the message. Follow it with GET /v1/turns/:turnId/events.' },

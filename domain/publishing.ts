@@ -40,7 +40,7 @@ const plainText = (max: number) =>
     .max(max)
     .refine((v) => !controlChars.test(v), 'must not contain control characters');
 
-const endUserSchema = z
+export const endUserSchema = z
   .object({
     id: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')),
     name: plainText(200).optional(),

@@ -108,6 +108,6 @@ function describe(context: string): string {
 }
 
 /** The additional authenticated data of a stored value: what it is and whose. */
-export function sealContext(kind: 'secret' | 'connection', ownerKind: 'agent' | 'conversation', ownerId: string, name: string): string {
+export function sealContext(kind: 'secret' | 'connection' | 'oauth-verifier', ownerKind: 'agent' | 'conversation' | 'end_user', ownerId: string, name: string): string {
   return JSON.stringify([kind, ownerKind, ownerId, name]);
 }

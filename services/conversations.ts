@@ -11,6 +11,7 @@ import { type AgentConversation, type AskInput, resolveParameters, titleFrom } f
 import { AppError } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
+import type { EndUser } from '../domain/publishing';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import type { turnWorkflow } from '../workflows/turn';
 import { readSupplied, suppliedView } from './credentials';
@@ -62,7 +63,7 @@ export class ConversationsService {
 
   /** What the conversation and its agent have stored (names only). */
   private async supplied(row: ConversationRow, trx?: Knex.Transaction): Promise<SuppliedView> {
-    return suppliedView(await readSupplied(this.deps.repos, row.agent_id!, [row.id], trx), row.id);
+    return suppliedView(await readSupplied(this.deps.repos, row.agent_id!, [row], trx), row);
   }
 
   /** The configuration of the version the conversation is pinned to (one query). */
@@ -72,7 +73,11 @@ export class ConversationsService {
     return config;
   }
 
-  async start(workspaceId: string, agentId: string, input: { version?: number; parameters?: Record<string, string | number> }): Promise<AgentConversation> {
+  async start(
+    workspaceId: string,
+    agentId: string,
+    input: { version?: number; parameters?: Record<string, string | number>; endUser?: EndUser },
+  ): Promise<AgentConversation> {
     const found = await this.deps.repos.agents.get({ workspaceId, agentId, version: input.version });
     if (!('agent' in found)) {
       if (found.missing === 'agent') throw new AppError('agent_not_found', 'no such agent');
@@ -81,7 +86,13 @@ export class ConversationsService {
     const { id: _i, role: _r, version, createdAt: _c, updatedAt: _u, ...config } = found.agent;
     const params = resolveParameters(config.parameters, input.parameters ?? {});
     if (!params.ok) throw new AppError('invalid_parameters', `body.parameters.${params.name}: ${params.problem}`);
-    const row = await this.deps.repos.conversations.create({ workspaceId, agentId, version, parameters: params.values });
+    const row = await this.deps.repos.conversations.create({
+      workspaceId,
+      agentId,
+      version,
+      parameters: params.values,
+      ...(input.endUser ? { endUser: input.endUser } : {}),
+    });
     return this.view(row, config);
   }
 
@@ -95,14 +106,20 @@ export class ConversationsService {
     if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw new AppError('agent_not_found', 'no such agent');
     const rows = await this.deps.repos.conversations.listForAgent({ workspaceId, agentId });
     const configs = new Map<number, AgentConfig>();
-    const stored = await readSupplied(this.deps.repos, agentId, rows.map((r) => r.id));
+    const stored = await readSupplied(this.deps.repos, agentId, rows);
     const out: AgentConversation[] = [];
     for (const row of rows) {
       let config = configs.get(row.version!);
       if (!config) configs.set(row.version!, (config = await this.pinnedConfig(row)));
-      out.push(await this.view(row, config, suppliedView(stored, row.id)));
+      out.push(await this.view(row, config, suppliedView(stored, row)));
     }
     return out;
+  }
+
+  /** `endUser.conversations()`: the end user's conversations on every agent of the workspace, newest first. */
+  async listForEndUser(workspaceId: string, endUserId: string): Promise<AgentConversation[]> {
+    const rows = await this.deps.repos.conversations.listForEndUser({ workspaceId, endUserId });
+    return Promise.all(rows.map((row) => this.view(row)));
   }
 
   async messages(workspaceId: string, conversationId: string) {

@@ -1,13 +1,24 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import { agentOwner, type ConnectionMeta, conversationOwner, type CredentialOwner, type Supplied } from '../db/repositories/credentials';
+import type { ConversationRow } from '../db/repositories/conversations';
+import {
+  agentOwner,
+  type ConnectionMeta,
+  conversationOwner,
+  conversationOwners,
+  type ConversationRef,
+  type CredentialOwner,
+  endUserOwner,
+  type Supplied,
+} from '../db/repositories/credentials';
 import {
   type ConnectionStatus,
   connectionStatuses,
   type CredentialsInput,
   type Declarations,
   type Level,
+  levelOfOwner,
   type SealedConnection,
   type StoredConnection,
   type SuppliedView,
@@ -15,37 +26,49 @@ import {
 } from '../domain/credentials';
 import { AppError } from '../domain/errors';
 import { type SecretBox, sealContext } from '../domain/secret-box';
+import type { OAuthService } from './oauth';
 
 function storedConnection(row: ConnectionMeta): StoredConnection {
   return {
-    level: row.owner_kind,
+    level: levelOfOwner(row.owner_kind),
     provider: row.provider,
     ...(row.account_label !== null ? { accountLabel: row.account_label } : {}),
     ...(row.expires_at !== null ? { expiresAt: row.expires_at } : {}),
-  };
-}
-
-/** What is stored for a conversation and its agent, from the rows of both owners. */
-export function suppliedView(rows: Supplied, conversationId?: string): SuppliedView {
-  const mine = (r: { owner_kind: Level; owner_id: string }) => r.owner_kind === 'agent' || r.owner_id === conversationId;
-  return {
-    secrets: rows.secrets.filter(mine).map((r) => ({ level: r.owner_kind, name: r.name })),
-    connections: rows.connections.filter(mine).map(storedConnection),
+    ...(row.refreshable ? { refreshable: true } : {}),
+    ...(row.error !== null ? { error: row.error } : {}),
   };
 }
 
 /**
- * Names and connection metadata of an agent and some of its conversations, in one read: the
- * input of `missingRequirements` for each conversation (`suppliedView(rows, conversationId)`).
+ * What is stored for a conversation and its agent, from the rows of all owners: the agent's, the
+ * conversation's end user's and the conversation's own — the own value first, so it wins a name
+ * clash with the end user's.
  */
-export function readSupplied(repos: Repositories, agentId: string, conversationIds: string[], trx?: Knex.Transaction): Promise<Supplied> {
-  return repos.credentials.supplied({ owners: [agentOwner(agentId), ...conversationIds.map(conversationOwner)] }, trx);
+export function suppliedView(rows: Supplied, conversation?: ConversationRef): SuppliedView {
+  const rank = new Map<string, number>([['agent', 0]]);
+  if (conversation) conversationOwners(conversation).forEach((o, i, all) => rank.set(`${o.kind}:${o.id}`, all.length - i));
+  const rankOf = (r: { owner_kind: string; owner_id: string }) => (r.owner_kind === 'agent' ? 0 : rank.get(`${r.owner_kind}:${r.owner_id}`));
+  const mine = <T extends { owner_kind: CredentialOwner['kind']; owner_id: string }>(list: T[]) =>
+    list.filter((r) => rankOf(r) !== undefined).sort((a, b) => (rankOf(a) ?? 0) - (rankOf(b) ?? 0));
+  return {
+    secrets: mine(rows.secrets).map((r) => ({ level: levelOfOwner(r.owner_kind), name: r.name })),
+    connections: mine(rows.connections).map(storedConnection),
+  };
+}
+
+/**
+ * Names and connection metadata of an agent and some of its conversations (with their end users),
+ * in one read: the input of `missingRequirements` for each conversation (`suppliedView(rows, conversation)`).
+ */
+export function readSupplied(repos: Repositories, agentId: string, conversations: ConversationRef[], trx?: Knex.Transaction): Promise<Supplied> {
+  return repos.credentials.supplied({ owners: [agentOwner(agentId), ...conversations.flatMap(conversationOwners)] }, trx);
 }
 
 interface CredentialsDeps {
   db: Db;
   repos: Repositories;
   box: SecretBox;
+  oauth: OAuthService;
 }
 
 /**
@@ -76,36 +99,43 @@ export class CredentialsService {
     return connectionStatuses(agent, rows.connections.map(storedConnection), 'agent');
   }
 
-  /** `GET /v1/conversations/:conversationId/connections`: as the conversation sees them (its values and its agent's). */
+  /** `GET /v1/conversations/:conversationId/connections`: as the conversation sees them (its values, its end user's and its agent's). */
   async conversationConnections(workspaceId: string, conversationId: string): Promise<ConnectionStatus[]> {
-    const { decl, agentId } = await this.pinned(workspaceId, conversationId);
+    const { decl, agentId, row } = await this.pinned(workspaceId, conversationId);
     const rows = agentId
-      ? await readSupplied(this.deps.repos, agentId, [conversationId])
-      : await this.deps.repos.credentials.supplied({ owners: [conversationOwner(conversationId)] });
-    return connectionStatuses(decl, suppliedView(rows, conversationId).connections, 'conversation');
-  }
-
-  /** `DELETE /v1/agents/:agentId/connections/:provider`: removes the agent's value; none stored is fine. */
-  async disconnectAgent(workspaceId: string, agentId: string, provider: string): Promise<void> {
-    await this.latest(workspaceId, agentId);
-    await this.deps.repos.credentials.deleteConnection({ owner: agentOwner(agentId), provider });
+      ? await readSupplied(this.deps.repos, agentId, [row])
+      : await this.deps.repos.credentials.supplied({ owners: conversationOwners(row) });
+    return connectionStatuses(decl, suppliedView(rows, row).connections, 'conversation');
   }
 
   /**
-   * `POST /v1/agents/:agentId/authorize`. There is no OAuth client set-up on this server, so
-   * after the usual checks the answer is 400 `oauth_not_configured`.
+   * `DELETE /v1/agents/:agentId/connections/:provider`: forgets the agent's value (revoking it at
+   * the provider when it has a revocation endpoint); none stored is fine.
    */
+  async disconnectAgent(workspaceId: string, agentId: string, provider: string): Promise<void> {
+    await this.latest(workspaceId, agentId);
+    await this.deps.oauth.forget(agentOwner(agentId), provider);
+  }
+
+  /** `POST /v1/agents/:agentId/authorize`: a consent URL whose tokens serve the agent (a fixed-scope connection). */
   async authorizeAgent(workspaceId: string, agentId: string, provider: string): Promise<{ url: string }> {
     const agent = await this.latest(workspaceId, agentId);
     this.check(agent, { connections: [{ provider, accessToken: '-' }] }, 'agent', `the agent (version ${agent.version})`, 'body.provider');
-    throw oauthNotConfigured(provider, 'agent.bind({ connections: [...] }) or agent.attach(connection)');
+    const p = this.deps.oauth.provider(provider, 'agent.bind({ connections: [...] }) or agent.attach(connection)');
+    return this.deps.oauth.begin({ workspaceId, owner: agentOwner(agentId), endUserId: null, provider: p });
   }
 
-  /** `POST /v1/conversations/:conversationId/authorize`: as `authorizeAgent`, for conversation-scope connections. */
+  /**
+   * `POST /v1/conversations/:conversationId/authorize`: a consent URL for a conversation-scope
+   * connection. The tokens go to the conversation's end user when it has one (so they serve that
+   * end user's later conversations too, and no one else's), else to the conversation.
+   */
   async authorizeConversation(workspaceId: string, conversationId: string, provider: string): Promise<{ url: string }> {
-    const { decl, declaredBy } = await this.pinned(workspaceId, conversationId);
+    const { decl, declaredBy, row } = await this.pinned(workspaceId, conversationId);
     this.check(decl, { connections: [{ provider, accessToken: '-' }] }, 'conversation', declaredBy, 'body.provider');
-    throw oauthNotConfigured(provider, 'conversation.bind({ connections: [...] }) or conversation.attach(connection)');
+    const p = this.deps.oauth.provider(provider, 'conversation.bind({ connections: [...] }) or conversation.attach(connection)');
+    const owner = row.end_user_id !== null ? endUserOwner(workspaceId, row.end_user_id) : conversationOwner(conversationId);
+    return this.deps.oauth.begin({ workspaceId, owner, endUserId: row.end_user_id, provider: p });
   }
 
   private async latest(workspaceId: string, agentId: string) {
@@ -115,13 +145,16 @@ export class CredentialsService {
   }
 
   /** The declarations of the version a conversation runs on (none for a project conversation). */
-  private async pinned(workspaceId: string, conversationId: string): Promise<{ decl: Declarations; declaredBy: string; agentId?: string }> {
+  private async pinned(
+    workspaceId: string,
+    conversationId: string,
+  ): Promise<{ decl: Declarations; declaredBy: string; agentId?: string; row: ConversationRow }> {
     const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
     if (!row) throw new AppError('conversation_not_found', 'no such conversation');
-    if (!row.agent_id || row.version === null) return { decl: { secrets: [], connections: [] }, declaredBy: 'the conversation' };
+    if (!row.agent_id || row.version === null) return { decl: { secrets: [], connections: [] }, declaredBy: 'the conversation', row };
     const found = await this.deps.repos.agents.get({ workspaceId, agentId: row.agent_id, version: row.version });
     if (!('agent' in found)) throw new AppError('conversation_not_found', 'no such conversation');
-    return { decl: found.agent, declaredBy: `version ${row.version} of the agent (the conversation's)`, agentId: row.agent_id };
+    return { decl: found.agent, declaredBy: `version ${row.version} of the agent (the conversation's)`, agentId: row.agent_id, row };
   }
 
   private check(decl: Declarations, input: CredentialsInput, level: Level, declaredBy: string, fieldOverride?: string): void {
@@ -129,7 +162,8 @@ export class CredentialsService {
     if (problem) throw new AppError('invalid_request', `${fieldOverride ?? problem.field}: ${problem.problem}`);
   }
 
-  private async store(workspaceId: string, owner: CredentialOwner, input: CredentialsInput): Promise<void> {
+  /** Seals and stores values on `owner` (an agent, a conversation or an end user). */
+  async store(workspaceId: string, owner: CredentialOwner, input: CredentialsInput): Promise<void> {
     const { box } = this.deps;
     const secrets = Object.entries(input.secrets ?? {}).map(([name, value]) => ({
       name,
@@ -147,17 +181,10 @@ export class CredentialsService {
         value: box.seal(JSON.stringify(sealed), sealContext('connection', owner.kind, owner.id, c.provider)),
         accountLabel: c.accountLabel ?? null,
         expiresAt,
+        refreshable: c.refreshToken !== undefined && this.deps.oauth.canRefresh(c.provider),
       };
     });
     if (secrets.length === 0 && connections.length === 0) return;
     await this.deps.db.transaction((trx) => this.deps.repos.credentials.put({ workspaceId, owner, secrets, connections }, trx));
   }
-}
-
-function oauthNotConfigured(provider: string, instead: string): AppError {
-  return new AppError(
-    'oauth_not_configured',
-    `this server has no OAuth set-up for ${JSON.stringify(provider)}, so it cannot send you to a consent page: ` +
-      `obtain the tokens yourself and supply them with ${instead}`,
-  );
 }

@@ -15,8 +15,8 @@ import { workerIdentity } from './identity';
  * Built-in tools, HTTP tools and MCP servers, reaching the network only through the
  * outbound-safe fetch, with credentials decrypted at call time (SECRETS_KEY).
  */
-function toolRunnerFromConfig(config: Config, repos: Repositories, fetch: SafeFetch): ToolRunner {
-  const credentials = credentialSourceFromConfig(config, repos);
+function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch: SafeFetch): ToolRunner {
+  const credentials = credentialSourceFromConfig(config, db, repos);
   return createToolRunner({
     repos,
     builtIns: [webFetchBuiltIn(fetch)],
@@ -33,11 +33,11 @@ export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
     repos,
     workerIdentity: workerIdentity(),
     resolveModel: createModelResolver(config),
-    tools: toolRunnerFromConfig(config, repos, fetch),
+    tools: toolRunnerFromConfig(config, db, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
     deploy: {
-      credentials: credentialSourceFromConfig(config, repos),
+      credentials: credentialSourceFromConfig(config, db, repos),
       fetch,
       box: secretBoxFromConfig(config),
       modelCheckTimeoutMs: 20_000,

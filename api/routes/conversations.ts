@@ -11,6 +11,7 @@ import { agentIdParam } from './agents';
 
 export const conversationIdParam = z.object({ conversationId: z.string().min(1).max(100) });
 const turnIdParam = z.object({ turnId: z.string().min(1).max(100) });
+export const conversationList = listSchema(agentConversationSchema, { id: 'AgentConversationList' });
 
 /** Conversations of agents, their messages, and turns streamed as Server-Sent Events. */
 export function conversationRoutes(
@@ -34,7 +35,7 @@ export function conversationRoutes(
       method: 'get', path: '/v1/agents/:agentId/conversations', operationId: 'listConversations', tag: 'Conversations',
       summary: "The agent's conversations, newest first",
       params: agentIdParam,
-      response: { status: 200, description: 'The conversations', schema: listSchema(agentConversationSchema, { id: 'AgentConversationList' }) },
+      response: { status: 200, description: 'The conversations', schema: conversationList },
       errors: ['agent_not_found'],
     },
     async (ctx, { params }) => listOf(await conversations.listForAgent(workspaceOf(ctx), params.agentId)),

@@ -7,8 +7,8 @@ import { agentIdParam } from './agents';
 import { conversationIdParam } from './conversations';
 
 const providerParams = agentIdParam.extend({ provider: z.string().min(1).max(64) });
-const statusList = listSchema(connectionStatusSchema, { id: 'ConnectionStatusList' });
-const authorizeAnswer = z.object({ url: z.string() }).strict().meta({ id: 'AuthorizeUrl' });
+export const statusList = listSchema(connectionStatusSchema, { id: 'ConnectionStatusList' });
+export const authorizeAnswer = z.object({ url: z.string() }).strict().meta({ id: 'AuthorizeUrl' });
 
 /**
  * Secret and connection values (`bind`/`attach`) and connection statuses. Values go in and are
@@ -48,7 +48,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   r.add(
     {
       method: 'delete', path: '/v1/agents/:agentId/connections/:provider', operationId: 'disconnectAgent', tag: 'Credentials',
-      summary: "Remove the agent's value of a connection (204 also when none was stored)",
+      summary: "Forget the agent's value of a connection, revoking it at the provider when a revocation URL is configured (204 also when none was stored)",
       params: providerParams,
       response: { status: 204, description: 'Removed' },
       errors: ['agent_not_found'],
@@ -58,9 +58,9 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   r.add(
     {
       method: 'post', path: '/v1/agents/:agentId/authorize', operationId: 'authorizeAgent', tag: 'Credentials',
-      summary: 'An OAuth consent URL for a fixed-scope connection; this server has no OAuth set-up and answers 400 oauth_not_configured',
+      summary: 'An OAuth consent URL (authorization code + PKCE) for a fixed-scope connection; 400 oauth_not_configured when no provider of that name is configured',
       params: agentIdParam, body: authorizeBodySchema,
-      response: { status: 200, description: 'The consent URL (not answered by this server)', schema: authorizeAnswer },
+      response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },
       errors: ['agent_not_found', 'oauth_not_configured'],
     },
     (ctx, { params, body }) => credentials.authorizeAgent(workspaceOf(ctx), params.agentId, body.provider),
@@ -78,9 +78,9 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   r.add(
     {
       method: 'post', path: '/v1/conversations/:conversationId/authorize', operationId: 'authorizeConversation', tag: 'Credentials',
-      summary: 'An OAuth consent URL for a conversation-scope connection; this server has no OAuth set-up and answers 400 oauth_not_configured',
+      summary: 'An OAuth consent URL for a conversation-scope connection; the tokens go to the conversation\'s end user when it has one, else to the conversation',
       params: conversationIdParam, body: authorizeBodySchema,
-      response: { status: 200, description: 'The consent URL (not answered by this server)', schema: authorizeAnswer },
+      response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },
       errors: ['conversation_not_found', 'oauth_not_configured'],
     },
     (ctx, { params, body }) => credentials.authorizeConversation(workspaceOf(ctx), params.conversationId, body.provider),

@@ -48,7 +48,14 @@ export class ConversationsRepository {
   constructor(private readonly db: Db) {}
 
   async create(
-    input: { workspaceId: string; agentId: string; version: number; parameters: Record<string, string>; trigger?: ConversationRow['trigger'] },
+    input: {
+      workspaceId: string;
+      agentId: string;
+      version: number;
+      parameters: Record<string, string>;
+      trigger?: ConversationRow['trigger'];
+      endUser?: { id: string; name?: string | undefined; email?: string | undefined };
+    },
     trx?: Knex.Transaction,
   ): Promise<ConversationRow> {
     const [row] = await (trx ?? this.db)('conversations')
@@ -59,6 +66,9 @@ export class ConversationsRepository {
         version: input.version,
         parameters: JSON.stringify(input.parameters),
         ...(input.trigger ? { trigger: JSON.stringify(input.trigger) } : {}),
+        ...(input.endUser
+          ? { end_user_id: input.endUser.id, end_user_name: input.endUser.name ?? null, end_user_email: input.endUser.email ?? null }
+          : {}),
       })
       .returning('*');
     return row as ConversationRow;
@@ -85,6 +95,14 @@ export class ConversationsRepository {
   async listForAgent({ workspaceId, agentId }: { workspaceId: string; agentId: string }): Promise<ConversationRow[]> {
     return this.db<ConversationRow>('conversations')
       .where({ workspace_id: workspaceId, agent_id: agentId })
+      .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  }
+
+  /** Conversations started for an end user of the workspace (public chat, or `agent.start({ endUser })`), newest first. */
+  async listForEndUser({ workspaceId, endUserId }: { workspaceId: string; endUserId: string }): Promise<ConversationRow[]> {
+    return this.db<ConversationRow>('conversations')
+      .where({ workspace_id: workspaceId, end_user_id: endUserId })
+      .whereNotNull('agent_id')
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   }
 

@@ -1,14 +1,28 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connect';
+import type { ConversationRow } from './conversations';
 
-/** Who a value belongs to: an agent (scope `fixed`) or a conversation (scope `conversation`). */
+/**
+ * Who a value belongs to: an agent (scope `fixed`), a conversation (scope `conversation`), or an
+ * end user of the workspace (scope `conversation`, serving every conversation of that end user).
+ */
 export interface CredentialOwner {
-  kind: 'agent' | 'conversation';
+  kind: 'agent' | 'conversation' | 'end_user';
   id: string;
 }
 
 export const agentOwner = (id: string): CredentialOwner => ({ kind: 'agent', id });
 export const conversationOwner = (id: string): CredentialOwner => ({ kind: 'conversation', id });
+/** A conversation as far as its values go: its id, and the end user whose values it also sees. */
+export type ConversationRef = Pick<ConversationRow, 'id' | 'workspace_id' | 'end_user_id'>;
+
+/** The owners whose values a conversation sees besides its agent's: its end user's, then its own (which win). */
+export function conversationOwners(c: ConversationRef): CredentialOwner[] {
+  return [...(c.end_user_id !== null ? [endUserOwner(c.workspace_id, c.end_user_id)] : []), conversationOwner(c.id)];
+}
+
+/** An end user's values: `owner_id` is `<workspaceId>:<endUserId>` (end user ids are the product's, unique per workspace). */
+export const endUserOwner = (workspaceId: string, endUserId: string): CredentialOwner => ({ kind: 'end_user', id: `${workspaceId}:${endUserId}` });
 
 interface SecretValueRow {
   owner_kind: CredentialOwner['kind'];
@@ -27,6 +41,10 @@ interface ConnectionValueRow {
   value: Buffer;
   account_label: string | null;
   expires_at: Date | null;
+  /** A refresh token is sealed in `value`. */
+  refreshable: boolean;
+  /** Why the value stopped working (a refused refresh); null while it works. */
+  error: string | null;
   updated_at: Date;
 }
 
@@ -45,12 +63,22 @@ const ownerColumns = (workspaceId: string, owner: CredentialOwner) => ({
   owner_id: owner.id,
   agent_id: owner.kind === 'agent' ? owner.id : null,
   conversation_id: owner.kind === 'conversation' ? owner.id : null,
+  end_user_id: owner.kind === 'end_user' ? owner.id.slice(workspaceId.length + 1) : null,
 });
+
+/** A connection value to store: sealed tokens and what stays readable. */
+export interface ConnectionWrite {
+  provider: string;
+  value: Buffer;
+  accountLabel: string | null;
+  expiresAt: Date | null;
+  refreshable: boolean;
+}
 
 /** `(owner_kind, owner_id) in (…)` for a list of owners: one `owner_id in (…)` per kind. */
 function whereOwners(q: Knex.QueryBuilder, owners: CredentialOwner[]): Knex.QueryBuilder {
   return q.where((w) => {
-    for (const kind of ['agent', 'conversation'] as const) {
+    for (const kind of ['agent', 'conversation', 'end_user'] as const) {
       const ids = owners.filter((o) => o.kind === kind).map((o) => o.id);
       if (ids.length > 0) w.orWhere((k) => k.where('owner_kind', kind).whereIn('owner_id', ids));
     }
@@ -70,7 +98,7 @@ export class CredentialsRepository {
       workspaceId: string;
       owner: CredentialOwner;
       secrets: Array<{ name: string; value: Buffer }>;
-      connections: Array<{ provider: string; value: Buffer; accountLabel: string | null; expiresAt: Date | null }>;
+      connections: ConnectionWrite[];
     },
     trx: Knex.Transaction,
   ): Promise<void> {
@@ -84,22 +112,53 @@ export class CredentialsRepository {
     if (input.connections.length > 0) {
       await trx('connection_values')
         .insert(
-          input.connections.map((c) => ({ ...base, provider: c.provider, value: c.value, account_label: c.accountLabel, expires_at: c.expiresAt })),
+          input.connections.map((c) => ({
+            ...base,
+            provider: c.provider,
+            value: c.value,
+            account_label: c.accountLabel,
+            expires_at: c.expiresAt,
+            refreshable: c.refreshable,
+            error: null,
+          })),
         )
         .onConflict(['owner_kind', 'owner_id', 'provider'])
         .merge({
           value: trx.raw('excluded.value'),
           account_label: trx.raw('excluded.account_label'),
           expires_at: trx.raw('excluded.expires_at'),
+          refreshable: trx.raw('excluded.refreshable'),
+          error: null,
           updated_at: trx.fn.now(),
         });
     }
   }
 
-  /** Removes one connection value; true when there was one. */
-  async deleteConnection({ owner, provider }: { owner: CredentialOwner; provider: string }, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await (trx ?? this.db)('connection_values').where({ owner_kind: owner.kind, owner_id: owner.id, provider }).delete();
-    return n > 0;
+  /** Removes one connection value; the removed row (to revoke its tokens), or undefined when there was none. */
+  async deleteConnection({ owner, provider }: { owner: CredentialOwner; provider: string }, trx?: Knex.Transaction): Promise<ConnectionValueRow | undefined> {
+    const [row] = await (trx ?? this.db)('connection_values').where({ owner_kind: owner.kind, owner_id: owner.id, provider }).delete().returning('*');
+    return row as ConnectionValueRow | undefined;
+  }
+
+  /** One connection row with its sealed value, locked until `trx` ends (so one refresh runs at a time). */
+  async lockConnection({ owner, provider }: { owner: CredentialOwner; provider: string }, trx: Knex.Transaction): Promise<ConnectionValueRow | undefined> {
+    const row = await trx('connection_values').where({ owner_kind: owner.kind, owner_id: owner.id, provider }).forUpdate().first();
+    return row as ConnectionValueRow | undefined;
+  }
+
+  /** Replaces a stored connection's tokens after a refresh (the account label stays). */
+  async refreshed(
+    { owner, provider, value, expiresAt, refreshable }: { owner: CredentialOwner; provider: string; value: Buffer; expiresAt: Date | null; refreshable: boolean },
+    trx: Knex.Transaction,
+  ): Promise<void> {
+    await trx('connection_values')
+      .where({ owner_kind: owner.kind, owner_id: owner.id, provider })
+      .update({ value, expires_at: expiresAt, refreshable, error: null, updated_at: trx.fn.now() });
+  }
+
+  /** Marks a connection as no longer working (e.g. the provider refused its refresh token). */
+  async failed({ owner, provider, error }: { owner: CredentialOwner; provider: string; error: string }, trx: Knex.Transaction): Promise<void> {
+    await trx('connection_values').where({ owner_kind: owner.kind, owner_id: owner.id, provider }).update({ error, updated_at: trx.fn.now() });
   }
 
   /** Names and connection metadata stored for the owners (no values). */
@@ -109,7 +168,7 @@ export class CredentialsRepository {
     const [secrets, connections] = await Promise.all([
       whereOwners(q('secret_values').select('owner_kind', 'owner_id', 'name'), owners).orderBy('name'),
       whereOwners(
-        q('connection_values').select('owner_kind', 'owner_id', 'provider', 'account_label', 'expires_at', 'updated_at'),
+        q('connection_values').select('owner_kind', 'owner_id', 'provider', 'account_label', 'expires_at', 'refreshable', 'error', 'updated_at'),
         owners,
       ).orderBy('provider'),
     ]);

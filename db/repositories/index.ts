@@ -5,6 +5,7 @@ import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
+import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { TurnsRepository } from './turns';
@@ -25,6 +26,7 @@ export function createRepositories(db: Db) {
     credentials: new CredentialsRepository(db),
     deployments: new DeploymentsRepository(db),
     workerLiveness: new WorkerLivenessRepository(db),
+    oauthStates: new OAuthStatesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -22,6 +22,11 @@ export interface StartConversationOptions extends CallOptions {
   version?: number;
   /** Values of the agent's declared `parameters`, by name. */
   parameters?: Record<string, string | number>;
+  /**
+   * The end user of your product this conversation is for (your own id of them). The conversation
+   * is listed by `ws.endUser(id).conversations()` and sees that end user's connections and secrets.
+   */
+  endUser?: { id: string; name?: string; email?: string };
 }
 
 /**
@@ -93,12 +98,13 @@ export class AgentHandle {
 
   /**
    * Starts a conversation on the agent (`POST /v1/agents/:agentId/conversations`, body
-   * `{ version?, parameters? }`). Resolves to it with its methods: `ask`, `messages`, files.
+   * `{ version?, parameters?, endUser? }`). Resolves to it with its methods: `ask`, `messages`, files.
    */
   async start(options: StartConversationOptions = {}): Promise<AgentConversation> {
-    const body: { version?: number; parameters?: Record<string, string | number> } = {};
+    const body: Omit<StartConversationOptions, 'signal'> = {};
     if (options.version !== undefined) body.version = options.version;
     if (options.parameters !== undefined) body.parameters = options.parameters;
+    if (options.endUser !== undefined) body.endUser = options.endUser;
     const record = await this.#http.request<AgentConversationRecord>('POST', `${this.#path()}/conversations`, {
       body,
       signal: options.signal,
@@ -153,8 +159,9 @@ export class AgentHandle {
   }
 
   /**
-   * Removes the agent's value of the connection `provider`
-   * (`DELETE /v1/agents/:agentId/connections/:provider`); resolves also when none was stored.
+   * Forgets the agent's value of the connection `provider`, revoking it at the provider when the
+   * service has a revocation URL for it (`DELETE /v1/agents/:agentId/connections/:provider`);
+   * resolves also when none was stored.
    */
   async disconnect(provider: string, options: CallOptions = {}): Promise<void> {
     await this.#http.request<void>('DELETE', `${this.#path()}/connections/${segment(provider, 'provider')}`, { signal: options.signal });
@@ -162,8 +169,9 @@ export class AgentHandle {
 
   /**
    * Asks for an OAuth consent URL for the fixed-scope connection `provider`
-   * (`POST /v1/agents/:agentId/authorize`, body `{ provider }`). This service has no OAuth set-up:
-   * it rejects with 400 `oauth_not_configured`; supply tokens with `bind`/`attach` instead.
+   * (`POST /v1/agents/:agentId/authorize`, body `{ provider }`): send the person who owns the
+   * account there; once they consent, the tokens serve every conversation of the agent. A provider
+   * the service has not configured rejects with 400 `oauth_not_configured` (use `bind`/`attach`).
    */
   async authorize(provider: string, options: CallOptions = {}): Promise<{ url: string }> {
     return authorize(this.#http, this.#path(), provider, options.signal);

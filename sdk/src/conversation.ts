@@ -156,9 +156,10 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
 
   /**
    * Asks for an OAuth consent URL for the conversation-scope connection `provider`
-   * (`POST /v1/conversations/:conversationId/authorize`, body `{ provider }`). This service has
-   * no OAuth set-up: it rejects with 400 `oauth_not_configured`; supply tokens with
-   * `bind`/`attach` instead.
+   * (`POST /v1/conversations/:conversationId/authorize`, body `{ provider }`). The tokens go to
+   * the conversation's end user when it has one (serving their later conversations too), else to
+   * the conversation. A provider the service has not configured rejects with 400
+   * `oauth_not_configured` (use `bind`/`attach`).
    */
   async authorize(provider: string, options: CallOptions = {}): Promise<{ url: string }> {
     return authorize(this.#http, this.#path(), provider, options.signal);

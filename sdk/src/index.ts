@@ -10,6 +10,7 @@ export {
   type FileUrlOptions,
   type ProjectConversation,
 } from './conversation.js';
+export { EndUserHandle } from './end-user.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';
 export { AgentKnowledge } from './knowledge.js';

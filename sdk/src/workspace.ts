@@ -1,6 +1,7 @@
 import { AgentHandle } from './agent.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
+import { EndUserHandle } from './end-user.js';
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { ProjectHandle } from './project.js';
@@ -41,6 +42,14 @@ export class WorkspaceClient {
    */
   conversation(conversationId: string): ConversationHandle {
     return new ConversationHandle(this.http, conversationId);
+  }
+
+  /**
+   * A handle to an end user of your product, by your own id of them (spec variant 2's
+   * `ws.endUser(id)`): their conversations, connections and values. Sends no request.
+   */
+  endUser(endUserId: string): EndUserHandle {
+    return new EndUserHandle(this.http, endUserId);
   }
 
   /** A handle to the project `projectId`. Sends no request; the id is not checked until a call. */

@@ -320,7 +320,7 @@ describe('secrets and connections: bind/attach, statuses, readiness, encryption 
 
     it('bind merges: given names replace their values, others stay', async () => {
       const { agent, workspaceId, conversation } = await setup();
-      const source = createCredentialSource({ repos: api.repos, box: secretBoxFromConfig(fixture().config) });
+      const source = createCredentialSource({ db: api.db, providers: {}, refreshMarginSeconds: 60, repos: api.repos, box: secretBoxFromConfig(fixture().config) });
       await agent.bind({ secrets: { API_TOKEN: 'one', OPTIONAL_KEY: 'two' } });
       await agent.attach({ secrets: { API_TOKEN: 'three' } });
       await agent.attach({ provider: 'gmail', accessToken: 'a1', refreshToken: 'r1', accountLabel: 'first' });
@@ -350,7 +350,7 @@ describe('secrets and connections: bind/attach, statuses, readiness, encryption 
       const onV2 = await agent.start();
       await onV2.attach({ secrets: { SHARED: 'conversation-value' } });
 
-      const source = createCredentialSource({ repos: api.repos, box: secretBoxFromConfig(fixture().config) });
+      const source = createCredentialSource({ db: api.db, providers: {}, refreshMarginSeconds: 60, repos: api.repos, box: secretBoxFromConfig(fixture().config) });
       assert.deepEqual(await source.load({ workspaceId, agentId: agent.id, conversationId: conversation.id }), {
         secrets: { SHARED: 'agent-value', API_TOKEN: 'tok', PIN: '1234' },
         connections: {
@@ -371,12 +371,12 @@ describe('secrets and connections: bind/attach, statuses, readiness, encryption 
       await agent.bind({ secrets: { API_TOKEN: unique('tok') } });
       const ref = { workspaceId, agentId: agent.id, conversationId: conversation.id };
 
-      const wrong = createCredentialSource({ repos: api.repos, box: new SecretBox(randomBytes(32)) });
+      const wrong = createCredentialSource({ db: api.db, providers: {}, refreshMarginSeconds: 60, repos: api.repos, box: new SecretBox(randomBytes(32)) });
       const e1 = await wrong.load(ref).then(() => undefined, (e: unknown) => e);
       assert.ok(e1 instanceof SecretBoxError, String(e1));
       assert.match(e1.message, new RegExp(`^a stored secret API_TOKEN of agent ${agent.id} was encrypted with another SECRETS_KEY \\(key id [0-9a-f]{8}; this process has [0-9a-f]{8}\\)`));
 
-      const right = createCredentialSource({ repos: api.repos, box: secretBoxFromConfig(fixture().config) });
+      const right = createCredentialSource({ db: api.db, providers: {}, refreshMarginSeconds: 60, repos: api.repos, box: secretBoxFromConfig(fixture().config) });
       const row = (await api.db('secret_values').where({ owner_id: agent.id, name: 'API_TOKEN' }).first()) as { value: Buffer };
       // The same sealed bytes under another agent's row: bound to their owner, they do not open there.
       const other = await setup();

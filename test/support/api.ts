@@ -27,6 +27,8 @@ interface TestApiOptions {
   /** Replaces the fixture's config (e.g. other task queues, so turns go to a worker a test controls). */
   config?: Config;
   logger?: Logger;
+  /** The port to listen on (default: a free one), for a config whose PUBLIC_BASE_URL must name it. */
+  port?: number;
 }
 
 /** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
@@ -39,7 +41,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const logger = opts.logger ?? createLogger('silent');
   const hub = new TurnEventHub(f.databaseUrl, logger);
   await hub.start();
-  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, 0, '127.0.0.1');
+  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, opts.port ?? 0, '127.0.0.1');
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
     db,

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { authorizeBodySchema, credentialsBodySchema } from '../../domain/credentials';
+import type { EndUsersService } from '../../services/end-users';
+import { workspaceOf } from '../context';
+import { type ApiRouter, listOf } from '../routing';
+import { conversationList } from './conversations';
+import { authorizeAnswer, statusList } from './credentials';
+
+// eslint-disable-next-line no-control-regex
+const controlChars = /[\u0000-\u001f\u007f]/;
+/** The product's own id of its user (what public chat's `user.id` and `agent.start({ endUser })` carry). */
+const endUserParam = z.object({
+  endUserId: z.string().min(1).max(200).refine((v) => !controlChars.test(v) && v.trim() !== '', 'must be non-empty text without control characters'),
+});
+const providerParams = endUserParam.extend({ provider: z.string().min(1).max(64) });
+
+/** `ws.endUser(id)`: an end user's conversations and the conversation-scope values that belong to them. */
+export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
+  r.add(
+    {
+      method: 'get', path: '/v1/end-users/:endUserId/conversations', operationId: 'listEndUserConversations', tag: 'End users',
+      summary: "The end user's conversations on every agent of the workspace (public chat and agent.start({ endUser })), newest first",
+      params: endUserParam,
+      response: { status: 200, description: 'The conversations', schema: conversationList },
+    },
+    async (ctx, { params }) => listOf(await endUsers.conversations(workspaceOf(ctx), params.endUserId)),
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/end-users/:endUserId/connections', operationId: 'listEndUserConnections', tag: 'End users',
+      summary: 'Every configured OAuth provider and every connection stored for the end user, with its status',
+      params: endUserParam,
+      response: { status: 200, description: 'The statuses', schema: statusList },
+    },
+    async (ctx, { params }) => listOf(await endUsers.connections(workspaceOf(ctx), params.endUserId)),
+  );
+  r.add(
+    {
+      method: 'put', path: '/v1/end-users/:endUserId/credentials', operationId: 'putEndUserCredentials', tag: 'End users',
+      summary: "Supply secret and connection values that serve every conversation of the end user; given names replace, others stay",
+      params: endUserParam, body: credentialsBodySchema,
+      response: { status: 204, description: 'Stored (encrypted)' },
+    },
+    (ctx, { params, body }) => endUsers.put(workspaceOf(ctx), params.endUserId, body),
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/end-users/:endUserId/authorize', operationId: 'authorizeEndUser', tag: 'End users',
+      summary: 'An OAuth consent URL whose tokens belong to the end user (serving all their conversations)',
+      params: endUserParam, body: authorizeBodySchema,
+      response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },
+      errors: ['oauth_not_configured'],
+    },
+    (ctx, { params, body }) => endUsers.authorize(workspaceOf(ctx), params.endUserId, body.provider),
+  );
+  r.add(
+    {
+      method: 'delete', path: '/v1/end-users/:endUserId/connections/:provider', operationId: 'disconnectEndUser', tag: 'End users',
+      summary: "Forget the end user's connection, revoking it at the provider when a revocation URL is configured (204 also when none was stored)",
+      params: providerParams,
+      response: { status: 204, description: 'Removed' },
+    },
+    (ctx, { params }) => endUsers.disconnect(workspaceOf(ctx), params.endUserId, params.provider),
+  );
+}
