@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
+import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTurnActivities(deps),
     ...createToolCallActivities(deps),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
+    ...createDelegationActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
   };
 }
