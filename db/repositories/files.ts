@@ -163,7 +163,7 @@ function toEntry(row: FileRow): FileEntry {
 /** The space name of an agent's knowledge files. */
 export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;
 /** The space name of a conversation's drive (its files and attachments). */
-export const driveSpace = (conversationId: string) => `drive:${conversationId}`;
+const driveSpace = (conversationId: string) => `drive:${conversationId}`;
 /** The space name of a project's files. */
 export const projectSpace = (projectId: string) => `project:${projectId}`;
 /**

@@ -174,6 +174,7 @@ const serverOnly: Record<string, string> = {
   apiKeySchema: 'API keys are managed by the operator CLI, not through the API',
   workspaceNameSchema: 'operator CLI input',
   creditAmountSchema: 'operator CLI input',
+  parameterValue: 'one value of `parameters` in StartConversationOptions and StartProjectConversationOptions (compared within them)',
   delegateArgsSchema: "the arguments of the manager's delegate tool, sent by the model, not by the SDK",
 };
 
