@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { recordingAttempts } from './attempt-record';
+import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     modelStep: recordingAttempts(deps, turn.modelStep),
     runTool: recordingAttempts(deps, toolCall.runTool),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
+    ...createDelegationActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
   };
 }

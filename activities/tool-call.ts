@@ -3,7 +3,7 @@ import type { Repositories } from '../db/repositories';
 import type { Step } from '../domain/turn-events';
 import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
 import type { ToolRunner } from './tools/types';
-import { loadTurnContext } from './turn-context';
+import { loadAgentTurnContext, toolContext } from './turn-context';
 
 interface ToolCallDeps {
   repos: Repositories;
@@ -16,7 +16,7 @@ export interface ToolCallResult {
 }
 
 /** Replaces the step of `id` (or adds it at the end). */
-function upsert(steps: Step[], step: Step): Step[] {
+export function upsert(steps: Step[], step: Step): Step[] {
   return steps.some((s) => s.id === step.id) ? steps.map((s) => (s.id === step.id ? step : s)) : [...steps, step];
 }
 
@@ -30,9 +30,9 @@ export function createToolCallActivities(deps: ToolCallDeps) {
   return {
     async runTool(input: TurnRef & { call: TranscriptToolCall }): Promise<ToolCallResult> {
       const ctx = Context.current();
-      const { turn, conversation, agentId, config } = await loadTurnContext(deps.repos, input.turnId);
-      const toolCtx = { workspaceId: turn.workspace_id, agentId, conversationId: conversation.id, turnId: turn.id, agent: config };
-      const prepared = await deps.tools.prepare(toolCtx, input.call);
+      const context = await loadAgentTurnContext(deps.repos, input.turnId);
+      const { turn } = context;
+      const prepared = await deps.tools.prepare(toolContext(context), input.call);
       const step: Step = { id: input.call.id, label: prepared.label, kind: prepared.kind, status: 'active' };
       // A retried attempt (the worker died mid-call) does not announce the call twice.
       const announced = turn.steps.some((s) => s.id === step.id);

@@ -1,16 +1,18 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { loadTurnContext } from './turn-context';
+import { type AgentTurnContext, loadTurnContext, toolContext, turnGrade } from './turn-context';
+import { buildManagerPrompt, delegateTools } from './manager';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import type { AttachmentRef, MessageRow } from '../db/repositories/conversations';
-import { driveSpace, knowledgeSpace } from '../db/repositories/files';
+import type { AttachmentRef, ConversationRow, MessageRow } from '../db/repositories/conversations';
+import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
+import type { Project } from '../domain/project';
 import { TurnFailure } from '../domain/turn-run';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
 import { buildSystemPrompt } from './prompt';
-import type { ToolContext, ToolRunner } from './tools/types';
+import type { ToolRunner } from './tools/types';
 import { StepTextStream } from './turn-text';
 
 export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
@@ -37,14 +39,14 @@ export interface ModelStepResult {
   usage: ModelUsage;
 }
 
-async function userContent(deps: TurnDeps, conversationId: string, row: MessageRow): Promise<string | ModelContentPart[]> {
+async function userContent(deps: TurnDeps, conversation: ConversationRow, row: MessageRow): Promise<string | ModelContentPart[]> {
   const refs: AttachmentRef[] = row.attachments ?? [];
   if (refs.length === 0) return row.content;
   const parts: ModelContentPart[] = [];
   if (row.content) parts.push({ type: 'text', text: row.content });
   for (const ref of refs) {
     if (ref.kind === 'image') {
-      const file = await deps.repos.files.read({ space: driveSpace(conversationId), path: ref.path });
+      const file = await deps.repos.files.read({ space: conversationDrive(conversation), path: ref.path });
       if (file) parts.push({ type: 'image', mimeType: ref.mimeType, data: file.content.toString('base64') });
     } else {
       parts.push({ type: 'text', text: `[The user attached a file, saved in the conversation drive at ${ref.path} (${ref.mimeType}).]` });
@@ -54,12 +56,12 @@ async function userContent(deps: TurnDeps, conversationId: string, row: MessageR
 }
 
 /** The conversation so far as model messages: earlier turns, this turn's user message, then this turn's steps. */
-async function history(deps: TurnDeps, conversationId: string, transcript: TranscriptItem[]): Promise<ModelMessage[]> {
-  const rows = await deps.repos.conversations.messageRows({ conversationId });
+async function history(deps: TurnDeps, conversation: ConversationRow, transcript: TranscriptItem[]): Promise<ModelMessage[]> {
+  const rows = await deps.repos.conversations.messageRows({ conversationId: conversation.id });
   const out: ModelMessage[] = [];
   for (const row of rows) {
     if (row.role === 'assistant') out.push({ role: 'assistant', content: row.content });
-    else out.push({ role: 'user', content: await userContent(deps, conversationId, row) });
+    else out.push({ role: 'user', content: await userContent(deps, conversation, row) });
   }
   return [...out, ...transcript];
 }
@@ -68,12 +70,25 @@ async function history(deps: TurnDeps, conversationId: string, transcript: Trans
 const MAX_LISTED_FILES = 100;
 
 /** The files the agent can see: the drive (with `filesystem: drive`) and its knowledge (with `knowledge.search`). */
-async function visibleFiles(deps: TurnDeps, config: AgentConfig, conversationId: string, agentId: string) {
+async function visibleFiles(deps: TurnDeps, config: AgentConfig, conversation: ConversationRow, agentId: string) {
   const paths = async (space: string) => (await deps.repos.files.paths({ space, limit: MAX_LISTED_FILES }));
   return {
-    drive: config.filesystem === 'drive' ? await paths(driveSpace(conversationId)) : [],
+    drive: config.filesystem === 'drive' ? await paths(conversationDrive(conversation)) : [],
     knowledge: config.tools.includes('knowledge.search') ? await paths(knowledgeSpace(agentId)) : [],
   };
+}
+
+/** An agent's system prompt and tools, from its pinned version. */
+async function agentPrompt(deps: TurnDeps, context: AgentTurnContext) {
+  const { config, conversation, agentId } = context;
+  const [tools, files] = await Promise.all([deps.tools.available(toolContext(context)), visibleFiles(deps, config, conversation, agentId)]);
+  return { system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }), tools };
+}
+
+/** The manager's system prompt and its delegation tool, from the project and its members now (a removed member is no longer offered). */
+async function managerPrompt(deps: TurnDeps, project: Project, conversation: ConversationRow) {
+  const files = await deps.repos.files.paths({ space: conversationDrive(conversation), limit: MAX_LISTED_FILES });
+  return { system: buildManagerPrompt({ project, parameters: conversation.parameters, files, now: new Date() }), tools: delegateTools(project.agents) };
 }
 
 function toFailure(e: unknown): Error {
@@ -98,15 +113,14 @@ export function createTurnActivities(deps: TurnDeps) {
       if (!(await deps.repos.turns.claim({ turnId: input.turnId, writer }))) {
         throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
       }
-      const { conversation, agentId, config, turn } = await loadTurnContext(deps.repos, input.turnId);
-      const { provider, model } = deps.resolveModel(config.grade);
-      const toolCtx: ToolContext = { workspaceId: turn.workspace_id, agentId, conversationId: conversation.id, turnId: turn.id, agent: config };
-      const [messages, tools, alreadyShown, files] = await Promise.all([
-        history(deps, conversation.id, input.transcript),
-        deps.tools.available(toolCtx),
+      const context = await loadTurnContext(deps.repos, input.turnId);
+      const { conversation } = context;
+      const { provider, model } = deps.resolveModel(turnGrade(context));
+      const [messages, { system, tools }, alreadyShown] = await Promise.all([
+        history(deps, conversation, input.transcript),
+        context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
         // Only a retried attempt can find text of its step already shown.
         ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
-        visibleFiles(deps, config, conversation.id, agentId),
       ]);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
       // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
@@ -126,7 +140,7 @@ export function createTurnActivities(deps: TurnDeps) {
         const result = await provider.stream(
           {
             model,
-            system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }),
+            system,
             messages,
             tools,
             signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]),
@@ -149,9 +163,11 @@ export function createTurnActivities(deps: TurnDeps) {
      * transaction, keyed by the turn id so a retried activity writes nothing twice.
      */
     async finishTurn(input: TurnRef & { reply: string; usage: ModelUsage }): Promise<void> {
-      const { conversation, config } = await loadTurnContext(deps.repos, input.turnId);
+      const context = await loadTurnContext(deps.repos, input.turnId);
+      const { conversation } = context;
+      // A manager's turn is debited at the project's grade; each delegated member turn is its own turn, debited at its agent's.
       const tokens = input.usage.inputTokens + input.usage.outputTokens;
-      const cost = Math.round((tokens / 1000) * deps.creditsPer1kTokens[config.grade] * 1e6) / 1e6;
+      const cost = Math.round((tokens / 1000) * deps.creditsPer1kTokens[turnGrade(context)] * 1e6) / 1e6;
       await deps.db.transaction(async (trx) => {
         const finished = await deps.repos.turns.finish(
           { turnId: input.turnId, status: 'done', terminal: { type: 'done', reply: input.reply }, usage: input.usage, cost },

@@ -13,6 +13,7 @@ import { OAuthService } from '../services/oauth';
 import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
+import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import type { ApiDeps, ApiState } from './context';
 import { hostedRoutes } from './hosted';
@@ -34,6 +35,7 @@ import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
+import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
 import { workspaceRoutes } from './routes/workspace';
@@ -71,6 +73,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   agentRoutes(r, agents);
   knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
   projectRoutes(r, new ProjectsService(deps));
+  projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config) }), deps.config.PUBLIC_BASE_URL);
   const conversations = new ConversationsService({
     db: deps.db,
     repos: deps.repos,

@@ -36,7 +36,7 @@ export const messageSchema = z
   .meta({ id: 'Message' });
 export type Message = z.infer<typeof messageSchema>;
 
-const parameterValue = z.union([z.string().max(10_000), z.number().finite()]);
+export const parameterValue = z.union([z.string().max(10_000), z.number().finite()]);
 
 export const startConversationSchema = z
   .object({

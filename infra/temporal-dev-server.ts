@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { customSearchAttributes } from '../workflows/search-attributes';
+import { ensureSearchAttributes } from './search-attributes';
 
 /**
  * Runs `temporal server start-dev` as a child process: the embedded default when no
@@ -80,11 +81,22 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<De
     if (await answers(address, opts.namespace)) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  // The flags register attributes only in a new history file: add what a later release added.
+  if (opts.dbFile) await registerSearchAttributes(address, opts.namespace);
   return {
     address,
     uiURL: `http://127.0.0.1:${opts.uiPort}`,
     stop: () => stopChild(child),
   };
+}
+
+async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await ensureSearchAttributes(connection, namespace);
+  } finally {
+    await connection.close();
+  }
 }
 
 async function answers(address: string, namespace: string): Promise<boolean> {

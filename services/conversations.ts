@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, ConversationRow } from '../db/repositories/conversations';
-import { driveSpace } from '../db/repositories/files';
+import { conversationDrive } from '../db/repositories/files';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
 import { missingRequirements, type SuppliedView } from '../domain/credentials';
@@ -12,10 +12,11 @@ import { AppError } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
 import type { EndUser } from '../domain/publishing';
+import type { ProjectConversation } from '../domain/project-conversation';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
-import type { turnWorkflow } from '../workflows/turn';
+import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
-import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
 
 const notFound = () => new AppError('conversation_not_found', 'no such conversation');
 
@@ -96,10 +97,11 @@ export class ConversationsService {
     return this.view(row, config);
   }
 
-  async get(workspaceId: string, conversationId: string): Promise<AgentConversation> {
+  /** Either kind: a conversation of an agent, or of a project (with its manager). */
+  async get(workspaceId: string, conversationId: string): Promise<AgentConversation | ProjectConversation> {
     const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
     if (!row) throw notFound();
-    return this.view(row);
+    return row.agent_id ? this.view(row) : projectConversationView(row);
   }
 
   async listForAgent(workspaceId: string, agentId: string): Promise<AgentConversation[]> {
@@ -140,17 +142,11 @@ export class ConversationsService {
    */
   async ask(workspaceId: string, conversationId: string, input: AskInput): Promise<string> {
     const { repos, db } = this.deps;
-    const { turnId, agentId } = await db.transaction(async (trx) => {
+    const { turnId, run } = await db.transaction(async (trx) => {
       const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
-      const config = await this.pinnedConfig(row, trx);
-      // Most agents require nothing: then there is nothing stored to read.
-      const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
-      const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];
-      if (requires.length > 0) {
-        throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
-      }
+      const run = row.agent_id ? await this.agentRun(row, trx) : await managerRun(repos, row, trx);
       const workspace = await repos.workspaces.get({ id: workspaceId }, trx);
       if (!workspace || workspace.credits <= 0) throw new AppError('insufficient_credits', 'the workspace has no credits left');
       const turn = await repos.turns.createRunning({ conversationId, workspaceId }, trx);
@@ -158,24 +154,20 @@ export class ConversationsService {
         const running = await repos.turns.running({ conversationId }, trx);
         throw new AppError('turn_in_progress', `turn ${running?.id ?? ''} of this conversation is still running`.replace('  ', ' '));
       }
-      const attachments = await this.storeAttachments(workspaceId, conversationId, turn.id, input, trx);
+      const attachments = await this.storeAttachments(row, turn.id, input, trx);
       await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
       const title = titleFrom(input.text);
       if (title && !row.title) await repos.conversations.setTitleIfMissing({ conversationId, title }, trx);
       await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
-      return { turnId: turn.id, agentId: row.agent_id! };
+      return { turnId: turn.id, run };
     });
     try {
-      const args: TurnInput = { turnId, limits: this.deps.limits };
-      await this.deps.temporal.workflow.start<typeof turnWorkflow>('turnWorkflow', {
+      const args: TurnInput = { turnId, limits: this.deps.limits, ...run.input };
+      await this.deps.temporal.workflow.start(run.workflowType, {
         workflowId: turnWorkflowId(turnId),
         taskQueue: this.deps.turnsQueue,
         args: [args],
-        typedSearchAttributes: [
-          { key: WorkspaceIdKey, value: workspaceId },
-          { key: AgentIdKey, value: agentId },
-          { key: ConversationIdKey, value: conversationId },
-        ],
+        typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }, { key: ConversationIdKey, value: conversationId }, ...run.searchAttributes],
       });
     } catch (e) {
       // The turn must not stay "running" forever: end it and tell the caller.
@@ -187,6 +179,26 @@ export class ConversationsService {
     return turnId;
   }
 
+  /** An agent's turn: refused while the conversation is not ready. */
+  private async agentRun(row: ConversationRow, trx: Knex.Transaction): Promise<TurnRun> {
+    const config = await this.pinnedConfig(row, trx);
+    // Most agents require nothing: then there is nothing stored to read.
+    const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
+    const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];
+    if (requires.length > 0) {
+      throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
+    }
+    return {
+      workflowType: 'turnWorkflow',
+      input: {},
+      searchAttributes: [
+        { key: AgentIdKey, value: row.agent_id! },
+        // A member's conversation started by a delegation belongs to the project too.
+        ...(row.project_id ? [{ key: ProjectIdKey, value: row.project_id }] : []),
+      ],
+    };
+  }
+
   /** A turn of this workspace, for resuming its stream; anything else is turn_not_found. */
   async workspaceTurn(workspaceId: string, turnId: string): Promise<string> {
     const turn = await this.deps.repos.turns.get({ turnId, workspaceId });
@@ -196,8 +208,7 @@ export class ConversationsService {
 
   /** Attachments land in the conversation drive under `attachments/`; the message keeps references. */
   private async storeAttachments(
-    workspaceId: string,
-    conversationId: string,
+    row: ConversationRow,
     turnId: string,
     input: AskInput,
     trx: Knex.Transaction,
@@ -211,7 +222,7 @@ export class ConversationsService {
       const normal = normalisePath(`attachments/${turnId}/${name}`);
       if (!normal.ok) throw new AppError('invalid_request', `body.attachments[${i}].name: ${normal.problem}`);
       const put = await this.deps.repos.files.put(
-        { workspaceId, space: driveSpace(conversationId), path: normal.path, content: bytes, mimeType: detectMimeType(normal.path, bytes, a.mimeType) },
+        { workspaceId: row.workspace_id, space: conversationDrive(row), path: normal.path, content: bytes, mimeType: detectMimeType(normal.path, bytes, a.mimeType) },
         trx,
       );
       if ('conflict' in put) throw new AppError('path_conflict', put.conflict);

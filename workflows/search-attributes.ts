@@ -9,4 +9,7 @@ export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttr
 export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
 export const ConversationIdKey = defineSearchAttributeKey('ConversationId', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceIdKey, AgentIdKey, ConversationIdKey] as const;
+/** On every turn of a project conversation: the manager's and each delegated member's. */
+export const ProjectIdKey = defineSearchAttributeKey('ProjectId', SearchAttributeType.KEYWORD);
+
+export const customSearchAttributes = [WorkspaceIdKey, AgentIdKey, ConversationIdKey, ProjectIdKey] as const;

@@ -1,15 +1,27 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { ToolCallActivities } from '../activities/tool-call';
+import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
-import type { TranscriptItem } from '../domain/turn-transcript';
+import type { TranscriptItem, TranscriptToolCall } from '../domain/turn-transcript';
 import { nonRetryableTurnFailures, TurnFailure, type TurnInput } from '../domain/turn-run';
+
+/** Runs one tool call of a turn and gives the model its result. */
+export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
 
 /**
  * One conversation turn: model call → tool calls → model call … until a final answer, the step
  * limit, or a failure. Each model call and each tool call is its own activity, so a worker crash
  * resumes at the last finished step. Every path ends the turn with exactly one terminal event.
  */
-export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void> {
+export async function turnWorkflow(input: TurnInput): Promise<void> {
+  const tools = proxyActivities<ToolCallActivities>({
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  });
+  await runTurn(input, (call) => tools.runTool({ turnId: input.turnId, call }));
+}
+
+/** The loop of a turn, whoever runs its tool calls (the agent's tools, or a manager's delegations). */
+export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<void> {
   const model = proxyActivities<TurnActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: limits.heartbeatTimeoutMs,
@@ -27,11 +39,6 @@ export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void>
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
   });
-  const tools = proxyActivities<ToolCallActivities>({
-    startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '1 second', maximumAttempts: 3 },
-  });
-
   const transcript: TranscriptItem[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };
   let reply = '';
@@ -47,7 +54,7 @@ export async function turnWorkflow({ turnId, limits }: TurnInput): Promise<void>
       }
       transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
       for (const call of result.toolCalls) {
-        const outcome = await tools.runTool({ turnId, call });
+        const outcome = await runCall(call);
         transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
       }
     }

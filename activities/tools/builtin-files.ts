@@ -1,5 +1,4 @@
 import type { Repositories } from '../../db/repositories';
-import { driveSpace } from '../../db/repositories/files';
 import { MAX_FILE_BYTES, normalisePath } from '../../domain/file-path';
 import { detectMimeType, looksLikeText } from '../../domain/mime';
 import { capText } from './limits';
@@ -30,7 +29,7 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
     async run(ctx, args) {
       const p = path(args);
       if (!p.ok) return { ok: false, content: p.problem };
-      const file = await repos.files.read({ space: driveSpace(ctx.conversationId), path: p.path });
+      const file = await repos.files.read({ space: ctx.drive, path: p.path });
       if (!file) return { ok: false, content: `no file ${p.path}` };
       if (!looksLikeText(file.content)) return { ok: true, content: `[binary file ${p.path}: ${file.entry.size} bytes, ${file.entry.mimeType}]` };
       return { ok: true, content: capText(file.content.toString('utf8')) };
@@ -59,7 +58,7 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
       if (bytes.byteLength > MAX_FILE_BYTES) return { ok: false, content: `files are at most ${MAX_FILE_BYTES} bytes` };
       const r = await repos.files.put({
         workspaceId: ctx.workspaceId,
-        space: driveSpace(ctx.conversationId),
+        space: ctx.drive,
         path: p.path,
         content: bytes,
         mimeType: detectMimeType(p.path, bytes),
@@ -92,7 +91,7 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
       const oldText = str(args.old_text);
       const newText = str(args.new_text);
       if (!oldText || newText === undefined) return { ok: false, content: 'old_text (non-empty) and new_text are required' };
-      const space = driveSpace(ctx.conversationId);
+      const space = ctx.drive;
       const file = await repos.files.read({ space, path: p.path });
       if (!file) return { ok: false, content: `no file ${p.path}` };
       const text = file.content.toString('utf8');
@@ -117,7 +116,7 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
       const dirArg = str(args.dir) ?? '';
       const dir = normalisePath(dirArg, { allowRoot: true });
       if (!dir.ok) return { ok: false, content: `dir ${dir.problem}` };
-      const entries = await repos.files.list({ space: driveSpace(ctx.conversationId), dir: dir.path });
+      const entries = await repos.files.list({ space: ctx.drive, dir: dir.path });
       if (entries.length === 0) return { ok: true, content: `no files in ${dir.path || 'the drive'}` };
       return { ok: true, content: capText(entries.map((e) => (e.kind === 'directory' ? `${e.path}/` : `${e.path} (${e.size} bytes)`)).join('\n')) };
     },
@@ -142,7 +141,7 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
       const dir = normalisePath(str(args.dir) ?? '', { allowRoot: true });
       if (!dir.ok) return { ok: false, content: `dir ${dir.problem}` };
       const hits: string[] = [];
-      for (const file of await repos.files.textFiles({ space: driveSpace(ctx.conversationId), dir: dir.path })) {
+      for (const file of await repos.files.textFiles({ space: ctx.drive, dir: dir.path })) {
         file.text.split('\n').forEach((line, i) => {
           if (hits.length < 50 && line.toLowerCase().includes(query)) hits.push(`${file.path}:${i + 1}: ${line.trim().slice(0, 200)}`);
         });

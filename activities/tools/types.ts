@@ -7,6 +7,8 @@ export interface ToolContext {
   workspaceId: string;
   agentId: string;
   conversationId: string;
+  /** The file space the file tools act on: the conversation's drive, or its project's files. */
+  drive: string;
   turnId: string;
   agent: AgentConfig;
 }

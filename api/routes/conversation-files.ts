@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { filePathSchema } from '../../domain/file-path';
 import { MAX_URL_TTL_SECONDS } from '../../domain/signed-url';
@@ -8,7 +9,7 @@ import { sendFile } from '../send-file';
 import { conversationIdParam } from './conversations';
 import { fileSpaceRoutes } from './file-space';
 
-const fileUrlBody = z
+export const fileUrlBody = z
   .object({
     path: filePathSchema(),
     download: z.boolean().optional(),
@@ -16,6 +17,11 @@ const fileUrlBody = z
   })
   .strict()
   .meta({ id: 'FileUrlRequest', description: '`ttl` in seconds, default 3600, at most 604800; `download` sets Content-Disposition: attachment.' });
+
+export const fileUrlSchema = z.object({ url: z.string() }).meta({ id: 'FileUrl' });
+
+/** Where signed links point: PUBLIC_BASE_URL when set; else the address the caller used (behind a proxy: X-Forwarded-Host). */
+export const linkOrigin = (ctx: Context, publicBaseURL: string | undefined) => publicBaseURL ?? `${ctx.protocol}://${ctx.host}`;
 
 /** A conversation's drive, and signed links that serve a file without an API key. */
 export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesService, publicBaseURL: string | undefined): void {
@@ -34,11 +40,10 @@ export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesSer
       method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files',
       summary: 'A signed, expiring URL that serves a file without an API key',
       params: conversationIdParam, body: fileUrlBody,
-      response: { status: 200, description: 'The URL', schema: z.object({ url: z.string() }).meta({ id: 'FileUrl' }) },
+      response: { status: 200, description: 'The URL', schema: fileUrlSchema },
       errors: ['conversation_not_found', 'file_not_found'],
     },
-    // PUBLIC_BASE_URL when set; else the address the caller used (behind a proxy: X-Forwarded-Host).
-    async (ctx, { params, body }) => ({ url: await files.url(workspaceOf(ctx), params.conversationId, publicBaseURL ?? `${ctx.protocol}://${ctx.host}`, body) }),
+    async (ctx, { params, body }) => ({ url: await files.url(workspaceOf(ctx), params.conversationId, linkOrigin(ctx, publicBaseURL), body) }),
   );
   r.add(
     {

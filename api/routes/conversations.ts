@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConversationSchema, askSchema, messageSchema, startConversationSchema } from '../../domain/conversation';
 import { AppError } from '../../domain/errors';
+import { projectConversationSchema } from '../../domain/project-conversation';
 import type { ConversationsService } from '../../services/conversations';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
@@ -43,9 +44,9 @@ export function conversationRoutes(
   r.add(
     {
       method: 'get', path: '/v1/conversations/:conversationId', operationId: 'getConversation', tag: 'Conversations',
-      summary: 'A conversation, with `ready` and what it still `requires`',
+      summary: 'A conversation of an agent or of a project, with `ready` and what it still `requires`',
       params: conversationIdParam,
-      response: { status: 200, description: 'The conversation', schema: agentConversationSchema },
+      response: { status: 200, description: 'The conversation (`agentId` marks an agent\'s, `projectId` without `agentId` a project\'s)', schema: z.union([agentConversationSchema, projectConversationSchema]) },
       errors: ['conversation_not_found'],
     },
     (ctx, { params }) => conversations.get(workspaceOf(ctx), params.conversationId),
@@ -76,7 +77,7 @@ export function conversationRoutes(
       summary: 'Send a message; the answer is the turn as Server-Sent Events (start … done | error)',
       params: conversationIdParam, body: askSchema,
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
-      errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'temporal_unavailable'],
+      errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'project_archived', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'temporal_unavailable'],
     },
     async (ctx, { params, body }) => {
       const turnId = await conversations.ask(workspaceOf(ctx), params.conversationId, body);

@@ -4,7 +4,7 @@ import type { ProjectsService } from '../../services/projects';
 import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 
-const projectIdParam = z.object({ projectId: z.string().min(1).max(100) });
+export const projectIdParam = z.object({ projectId: z.string().min(1).max(100) });
 const memberParams = projectIdParam.extend({ agentId: z.string().min(1).max(100) });
 
 /** Projects: agents grouped under a goal and manager instructions. */

@@ -22,11 +22,11 @@ export async function migrateCommand(config: Config, say: Say): Promise<void> {
   if (!config.TEMPORAL_ADDRESS) return;
   const client = await connectTemporalClient(temporalTargetFromConfig(config, config.TEMPORAL_ADDRESS));
   try {
-    const added = await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
+    const added = await ensureSearchAttributes(client.connection, config.TEMPORAL_NAMESPACE);
     say(added.length ? `search attributes registered: ${added.join(', ')}` : 'search attributes are registered');
   } catch (e) {
     say(`could not register search attributes (${e instanceof Error ? e.message : String(e)}); ` +
-      'register WorkspaceId, AgentId and ConversationId (Keyword) on the namespace yourself');
+      'register WorkspaceId, AgentId, ConversationId and ProjectId (Keyword) on the namespace yourself');
   } finally {
     await client.connection.close();
   }

@@ -22,6 +22,9 @@ export interface ConversationRow {
   test_deployment_id: string | null;
   /** The schedule or interval trigger that started it; `run` is the trigger run's workflow id. */
   trigger: { kind: 'schedule' | 'interval'; index: number; run: string } | null;
+  /** A member's conversation started by a manager's delegation: that manager turn and its tool call. */
+  parent_turn_id: string | null;
+  parent_call_id: string | null;
 }
 
 /** Where a visitor's session lives: the agent's public chat, or one test deployment. */
@@ -55,6 +58,8 @@ export class ConversationsRepository {
       parameters: Record<string, string>;
       trigger?: ConversationRow['trigger'];
       endUser?: { id: string; name?: string | undefined; email?: string | undefined };
+      /** A delegation: the member's conversation belongs to the project and names the manager's turn and call. */
+      delegation?: { projectId: string; parentTurnId: string; callId: string };
     },
     trx?: Knex.Transaction,
   ): Promise<ConversationRow> {
@@ -69,9 +74,33 @@ export class ConversationsRepository {
         ...(input.endUser
           ? { end_user_id: input.endUser.id, end_user_name: input.endUser.name ?? null, end_user_email: input.endUser.email ?? null }
           : {}),
+        ...(input.delegation
+          ? { project_id: input.delegation.projectId, parent_turn_id: input.delegation.parentTurnId, parent_call_id: input.delegation.callId }
+          : {}),
       })
       .returning('*');
     return row as ConversationRow;
+  }
+
+  /** A conversation with the project's manager (no agent). */
+  async createForProject(input: { workspaceId: string; projectId: string; parameters: Record<string, string> }): Promise<ConversationRow> {
+    const [row] = await this.db('conversations')
+      .insert({ id: newId('conversation'), workspace_id: input.workspaceId, project_id: input.projectId, parameters: JSON.stringify(input.parameters) })
+      .returning('*');
+    return row as ConversationRow;
+  }
+
+  /** The project's conversations with its manager, newest first (members' delegated conversations are not among them). */
+  async listForProject({ workspaceId, projectId }: { workspaceId: string; projectId: string }): Promise<ConversationRow[]> {
+    return this.db<ConversationRow>('conversations')
+      .where({ workspace_id: workspaceId, project_id: projectId })
+      .whereNull('agent_id')
+      .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  }
+
+  /** The member's conversation a delegation (the manager's turn and tool call) started, if it started one. */
+  async ofDelegation({ parentTurnId, callId }: { parentTurnId: string; callId: string }, trx: Knex.Transaction): Promise<ConversationRow | undefined> {
+    return trx<ConversationRow>('conversations').where({ parent_turn_id: parentTurnId, parent_call_id: callId }).first();
   }
 
   async get({ workspaceId, conversationId }: { workspaceId: string; conversationId: string }, trx?: Knex.Transaction): Promise<ConversationRow | undefined> {

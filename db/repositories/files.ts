@@ -163,4 +163,12 @@ function toEntry(row: FileRow): FileEntry {
 /** The space name of an agent's knowledge files. */
 export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;
 /** The space name of a conversation's drive (its files and attachments). */
-export const driveSpace = (conversationId: string) => `drive:${conversationId}`;
+const driveSpace = (conversationId: string) => `drive:${conversationId}`;
+/** The space name of a project's files. */
+export const projectSpace = (projectId: string) => `project:${projectId}`;
+/**
+ * The drive a conversation's files and tools use: the project's file space for a conversation
+ * of a project (the manager's, and each member's delegated one), else its own.
+ */
+export const conversationDrive = (row: { id: string; project_id: string | null }) =>
+  row.project_id ? projectSpace(row.project_id) : driveSpace(row.id);

@@ -68,6 +68,18 @@ export class TurnsRepository {
     };
   }
 
+  /** The id of the conversation's first turn (a run's conversation has just one), if any. */
+  async firstOf({ conversationId }: { conversationId: string }, trx: Knex.Transaction): Promise<string | undefined> {
+    const row = await trx('turns').where({ conversation_id: conversationId }).orderBy('started_at').first<{ id: string } | undefined>('id');
+    return row?.id;
+  }
+
+  /** The events of these types, in order (a delegated turn's outcome and files, read by its manager). */
+  async eventsOfTypes({ turnId, types }: { turnId: string; types: TurnEvent['type'][] }): Promise<TurnEvent[]> {
+    const rows = await this.db('turn_events').where({ turn_id: turnId }).whereIn('type', types).orderBy('seq').select('data');
+    return rows.map((r: { data: TurnEvent }) => r.data);
+  }
+
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
     return (trx ?? this.db)<TurnRow>('turns').where({ conversation_id: conversationId, status: 'running' }).first();
   }

@@ -1,5 +1,5 @@
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
-import { ServiceError } from './errors.js';
+import { type FileUrlOptions, requestFileUrl } from './file-urls.js';
 import type { Bytes, HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { filePath, segment } from './paths.js';
@@ -18,14 +18,6 @@ export interface AskOptions {
    * event (not retryable) and ends.
    */
   signal?: AbortSignal;
-}
-
-/** Options of `conversation.fileUrl(path, options)`. */
-export interface FileUrlOptions extends CallOptions {
-  /** Make the URL download the file (`Content-Disposition: attachment`) instead of showing it. */
-  download?: boolean;
-  /** How long the URL works, in seconds; the service's default when omitted. */
-  ttl?: number;
 }
 
 /**
@@ -113,15 +105,7 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
    * (`POST /v1/conversations/:conversationId/file-urls`, body `{ path, download?, ttl? }`).
    */
   async fileUrl(path: string, options: FileUrlOptions = {}): Promise<string> {
-    filePath(path); // refuse an unusable path before sending, as the other file calls do
-    const body: { path: string; download?: boolean; ttl?: number } = { path };
-    if (options.download !== undefined) body.download = options.download;
-    if (options.ttl !== undefined) body.ttl = options.ttl;
-    const answer = await this.#http.request<{ url?: unknown }>('POST', `${this.#path()}/file-urls`, { body, signal: options.signal, expect: 'object' });
-    if (typeof answer.url !== 'string') {
-      throw new ServiceError({ code: 'invalid_response', status: 200, retryable: false, message: 'the service answered fileUrl without a url string' });
-    }
-    return answer.url;
+    return requestFileUrl(this.#http, this.#path(), path, options);
   }
 
   /**

@@ -7,16 +7,16 @@ export {
   type Conversation,
   ConversationHandle,
   type ConversationOf,
-  type FileUrlOptions,
   type ProjectConversation,
 } from './conversation.js';
 export { EndUserHandle } from './end-user.js';
+export type { FileUrlOptions } from './file-urls.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';
 export { AgentKnowledge } from './knowledge.js';
 export { loadWorkflows } from './load-workflows.js';
 export { type CallOptions, DEFAULT_BASE_URL, DEFAULT_RESUME_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ServiceOptions } from './options.js';
-export { type Project, ProjectHandle } from './project.js';
+export { type Project, ProjectHandle, type StartProjectConversationOptions } from './project.js';
 export { ProjectsResource } from './projects.js';
 export { Service, type ServiceConstructor } from './service.js';
 export { readSSE, type SSEMessage } from './sse.js';

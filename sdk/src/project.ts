@@ -1,8 +1,21 @@
+import { type ProjectConversation, toConversation } from './conversation.js';
+import { type FileUrlOptions, requestFileUrl } from './file-urls.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import type { CallOptions } from './options.js';
-import { segment } from './paths.js';
+import { filePath, segment } from './paths.js';
 import { withRecord } from './records.js';
+import type { ProjectConversationRecord } from './types/conversation.js';
+import type { FileEntry } from './types/file.js';
 import type { ProjectRecord, UpdateProjectFields } from './types/project.js';
+
+/** Options of `project.start(options)`. */
+export interface StartProjectConversationOptions extends CallOptions {
+  /**
+   * Values for the conversation, by name (letters, digits, `_` and `-`, starting with a letter):
+   * shown to the manager, and given to each member whose version declares a parameter of that name.
+   */
+  parameters?: Record<string, string | number>;
+}
 
 /**
  * Methods on one project, bound to its id. `ws.project(projectId)` builds one without any
@@ -45,6 +58,50 @@ export class ProjectHandle {
   /** Sets `status` to `archived` (`POST /v1/projects/:projectId/archive`). */
   async archive(options: CallOptions = {}): Promise<Project> {
     return this.#project('POST', '/archive', { signal: options.signal });
+  }
+
+  /**
+   * Starts a conversation with the project's manager (`POST /v1/projects/:projectId/conversations`,
+   * body `{ parameters? }`). Resolves to it with its methods: `ask` (the manager answers,
+   * delegating to member agents: each delegation shows as a `task` step), `messages`, `end`,
+   * files. An archived project rejects with 409 `project_archived`.
+   */
+  async start(options: StartProjectConversationOptions = {}): Promise<ProjectConversation> {
+    const body = options.parameters !== undefined ? { parameters: options.parameters } : {};
+    const record = await this.#http.request<ProjectConversationRecord>('POST', `${this.#path()}/conversations`, { body, signal: options.signal, expect: 'object' });
+    return toConversation(this.#http, record);
+  }
+
+  /** The project's conversations with its manager, newest first (`GET /v1/projects/:projectId/conversations`). */
+  async conversations(options: CallOptions = {}): Promise<ProjectConversation[]> {
+    const records = await this.#http.request<ProjectConversationRecord[]>('GET', `${this.#path()}/conversations`, { signal: options.signal, expect: 'list' });
+    return records.map((record) => toConversation(this.#http, record));
+  }
+
+  /**
+   * Lists the entries directly under `dir` of the project's file space, the root when omitted
+   * (`GET /v1/projects/:projectId/files[?dir=]`): what its conversations and its members' delegated turns wrote.
+   */
+  async files(dir?: string, options: CallOptions = {}): Promise<FileEntry[]> {
+    return this.#http.request<FileEntry[]>('GET', `${this.#path()}/files`, { signal: options.signal, query: { dir }, expect: 'list' });
+  }
+
+  /** Reads the project's file at `path` as UTF-8 text (`GET /v1/projects/:projectId/files/<path>`). */
+  async readFile(path: string, options: CallOptions = {}): Promise<string> {
+    return new TextDecoder().decode(await this.readFileBytes(path, options));
+  }
+
+  /** Reads the bytes of the project's file at `path` (`GET /v1/projects/:projectId/files/<path>`). */
+  async readFileBytes(path: string, options: CallOptions = {}): Promise<Uint8Array> {
+    return this.#http.requestBytes('GET', `${this.#path()}/files/${filePath(path)}`, { signal: options.signal });
+  }
+
+  /**
+   * A URL that serves the project's file at `path` without an API key, for a limited time
+   * (`POST /v1/projects/:projectId/file-urls`, body `{ path, download?, ttl? }`).
+   */
+  async fileUrl(path: string, options: FileUrlOptions = {}): Promise<string> {
+    return requestFileUrl(this.#http, this.#path(), path, options);
   }
 
   /** Deletes the project; its member agents stay (`DELETE /v1/projects/:projectId`). */

@@ -5,6 +5,7 @@ import { agentSchema, versionItemSchema } from '../../domain/agent';
 import { connectionStatusSchema } from '../../domain/credentials';
 import { fileEntrySchema } from '../../domain/file-path';
 import { projectSchema } from '../../domain/project';
+import { projectConversationSchema } from '../../domain/project-conversation';
 import { workspaceSchema } from '../../domain/workspace';
 import { Service, ServiceError, type WorkspaceClient } from '../../sdk/src';
 import type { RunningApi } from './api';
@@ -45,6 +46,9 @@ const answerSchemas: Array<[string, RegExp, z.ZodType | null]> = [
   ['POST', new RegExp(`^${P}/agents$`), projectSchema],
   ['DELETE', new RegExp(`^${P}/agents/[^/]+$`), projectSchema],
   ['POST', new RegExp(`^${P}/archive$`), projectSchema],
+  ['POST', new RegExp(`^${P}/conversations$`), projectConversationSchema],
+  ['GET', new RegExp(`^${P}/conversations$`), listOf(projectConversationSchema)],
+  ['GET', new RegExp(`^${P}/files$`), listOf(fileEntrySchema)],
   ['PUT', new RegExp(`^${A}/credentials$`), null],
   ['PUT', new RegExp(`^${C}/credentials$`), null],
   ['GET', new RegExp(`^${A}/connections$`), listOf(connectionStatusSchema)],

@@ -7,6 +7,7 @@ import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
+import * as projectConversationDomain from '../../domain/project-conversation';
 import * as publishingDomain from '../../domain/publishing';
 import * as triggerDomain from '../../domain/trigger';
 import * as turnEventsDomain from '../../domain/turn-events';
@@ -117,6 +118,13 @@ const rows: Record<string, z.ZodType> = {
   AgentConversationRecord: same<sdk.AgentConversationRecord, Out<typeof conversationDomain.agentConversationSchema>>(
     conversationDomain.agentConversationSchema,
   ),
+  ProjectConversationRecord: same<sdk.ProjectConversationRecord, Out<typeof projectConversationDomain.projectConversationSchema>>(
+    projectConversationDomain.projectConversationSchema,
+  ),
+  StartProjectConversationOptions: same<
+    Omit<sdk.StartProjectConversationOptions, 'signal'>,
+    In<typeof projectConversationDomain.startProjectConversationSchema>
+  >(projectConversationDomain.startProjectConversationSchema),
   Requirement: same<sdk.Requirement, Out<typeof conversationDomain.requirementSchema>>(conversationDomain.requirementSchema),
   Message: same<sdk.Message, Out<typeof conversationDomain.messageSchema>>(conversationDomain.messageSchema),
   Attachment: same<sdk.Attachment, In<typeof conversationDomain.attachmentSchema>>(conversationDomain.attachmentSchema),
@@ -145,7 +153,6 @@ const rows: Record<string, z.ZodType> = {
 
 /** SDK types of sdk/src/types/ with no server schema of their own, and why. */
 const notCompared: Record<string, string> = {
-  ProjectConversationRecord: 'the spec names it, but no route answers project conversations yet: there is no server schema to agree with',
   ConversationRecord: 'the union of AgentConversationRecord (compared) and ProjectConversationRecord',
   AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
 };
@@ -167,6 +174,8 @@ const serverOnly: Record<string, string> = {
   apiKeySchema: 'API keys are managed by the operator CLI, not through the API',
   workspaceNameSchema: 'operator CLI input',
   creditAmountSchema: 'operator CLI input',
+  parameterValue: 'one value of `parameters` in StartConversationOptions and StartProjectConversationOptions (compared within them)',
+  delegateArgsSchema: "the arguments of the manager's delegate tool, sent by the model, not by the SDK",
 };
 
 const domainModules = {
@@ -175,6 +184,7 @@ const domainModules = {
   credentials: credentialsDomain,
   'file-path': filePathDomain,
   project: projectDomain,
+  'project-conversation': projectConversationDomain,
   publishing: publishingDomain,
   trigger: triggerDomain,
   'turn-events': turnEventsDomain,

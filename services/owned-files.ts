@@ -1,0 +1,43 @@
+import type { Repositories } from '../db/repositories';
+import type { FileEntry } from '../domain/file-path';
+import { FileSpace, type FileUrlInput } from './file-space';
+
+/** Finds the owner (`ownerId` in `workspaceId`) and names its file space; throws the owner's not-found error. */
+export type SpaceOf = (workspaceId: string, ownerId: string) => Promise<string>;
+
+/**
+ * The file space of one owner (a conversation's drive, a project's files) as the API exposes it:
+ * every call checks the owner first, then acts on its space; `url` signs a link that serves one
+ * file without an API key until it expires.
+ */
+export class OwnedFiles {
+  protected readonly files: FileSpace;
+
+  constructor(
+    protected readonly deps: { repos: Repositories; signingKey: string },
+    private readonly spaceOf: SpaceOf,
+  ) {
+    this.files = new FileSpace(deps.repos);
+  }
+
+  async put(workspaceId: string, ownerId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry> {
+    return this.files.put(workspaceId, await this.spaceOf(workspaceId, ownerId), path, content, declaredType);
+  }
+
+  async list(workspaceId: string, ownerId: string, dir: string): Promise<FileEntry[]> {
+    return this.files.list(await this.spaceOf(workspaceId, ownerId), dir);
+  }
+
+  async read(workspaceId: string, ownerId: string, path: string): Promise<{ entry: FileEntry; content: Buffer }> {
+    return this.files.read(await this.spaceOf(workspaceId, ownerId), path);
+  }
+
+  async remove(workspaceId: string, ownerId: string, path: string): Promise<void> {
+    return this.files.remove(await this.spaceOf(workspaceId, ownerId), path);
+  }
+
+  /** A URL under `origin` that serves the file (which must exist now) for `ttl` seconds without an API key. */
+  async url(workspaceId: string, ownerId: string, origin: string, input: FileUrlInput): Promise<string> {
+    return this.files.signedUrl(this.deps.signingKey, workspaceId, await this.spaceOf(workspaceId, ownerId), origin, input);
+  }
+}

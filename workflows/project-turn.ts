@@ -1,0 +1,43 @@
+import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
+import type { DelegationActivities } from '../activities/delegation';
+import type { ProjectTurnInput } from '../domain/project-runs';
+import { turnWorkflowId } from '../domain/turn-run';
+import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from './search-attributes';
+import { runTurn, type turnWorkflow } from './turn';
+
+/**
+ * A turn of a project conversation, answered by the project's manager: the ordinary turn loop
+ * (model call → tool calls → …), whose tool calls are delegations. Each delegation runs the
+ * member's turn as a child workflow — the ordinary `turnWorkflow`, id `turn-<turnId>`, so it
+ * streams, debits and resumes like any turn — and its answer goes back to the manager.
+ */
+export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void> {
+  const delegation = proxyActivities<DelegationActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 },
+  });
+  await runTurn(input, async (call) => {
+    const started = await delegation.startDelegation({ turnId: input.turnId, call });
+    if ('result' in started) return started.result;
+    const { child } = started;
+    try {
+      await executeChild<typeof turnWorkflow>('turnWorkflow', {
+        workflowId: turnWorkflowId(child.turnId),
+        args: [{ turnId: child.turnId, limits: input.limits }],
+        // The member's turn ends itself with a terminal event on every path; a manager's turn that
+        // is cancelled or terminated must not cut it short.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: WorkspaceIdKey, value: input.workspaceId },
+          { key: AgentIdKey, value: child.agentId },
+          { key: ConversationIdKey, value: child.conversationId },
+          { key: ProjectIdKey, value: input.projectId },
+        ],
+      });
+    } catch (err) {
+      // A member's turn that was terminated or timed out: `finishDelegation` reports it as failed.
+      if (!(err instanceof ChildWorkflowFailure)) throw err;
+    }
+    return delegation.finishDelegation({ turnId: input.turnId, call, child });
+  });
+}
