@@ -6,6 +6,7 @@ import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type ResolveModel } from './turn';
+import { createWebhookDeliveryActivities } from './webhook-delivery';
 
 /** Everything the activities need; the worker builds real ones (workers/activity-deps.ts), tests may pass others. */
 export interface ActivityDeps {
@@ -28,6 +29,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolCallActivities(deps),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
+    // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
+    ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,9 +1,7 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import { resolveParameters, titleFrom } from '../domain/conversation';
-import { missingRequirements } from '../domain/credentials';
 import type { TriggerRunInput, TriggerRunResult } from '../domain/trigger-runs';
-import { readSupplied, suppliedView } from '../services/credentials';
+import { startTriggerConversation } from '../services/trigger-conversation';
 
 interface TriggerRunDeps {
   db: Db;
@@ -14,54 +12,13 @@ interface TriggerRunDeps {
 export function createTriggerRunActivities(deps: TriggerRunDeps) {
   return {
     /**
-     * Starts the run's conversation and its turn, as `ask` does through the API: a conversation
-     * pinned to the version in force (production for a deployed freelancer, the latest otherwise),
-     * marked with its trigger; then the user message, a running turn and its `start` event in one
-     * transaction. Idempotent per run (the run's workflow id is stored on the conversation), so a
-     * retried attempt returns the turn it already started. A workspace without credits, a deleted
-     * agent or a trigger that no longer stands at that index is a skip, not a failure.
+     * Starts the run's conversation and its turn (see `startTriggerConversation`). Idempotent per
+     * run (the run's workflow id is stored on the conversation), so a retried attempt returns the
+     * turn it already started.
      */
     async startTriggerRun({ run, ...input }: TriggerRunInput & { run: string }): Promise<TriggerRunResult> {
-      const { repos, db } = deps;
-      return db.transaction(async (trx) => {
-        const again = await repos.conversations.ofTriggerRun({ run }, trx);
-        if (again) {
-          const turn = await trx('turns').where({ conversation_id: again.id }).orderBy('started_at').first('id');
-          if (turn) return { turnId: turn.id as string, conversationId: again.id };
-        }
-        const agent = await trx('agents')
-          .where({ id: input.agentId, workspace_id: input.workspaceId })
-          .first<{ role: string; current_version: number; prod_version: number | null } | undefined>('role', 'current_version', 'prod_version');
-        if (!agent) return { skipped: 'agent_gone' };
-        const version = agent.role === 'freelancer' && agent.prod_version ? agent.prod_version : agent.current_version;
-        const config = await repos.agents.versionConfig({ agentId: input.agentId, number: version }, trx);
-        if (!config) return { skipped: 'agent_gone' };
-        // The Schedules follow the latest version (reconciled after each publish); a run fired in
-        // between checks that its trigger still stands there.
-        const latest = version === agent.current_version ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: agent.current_version }, trx);
-        if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
-        const workspace = await repos.workspaces.get({ id: input.workspaceId }, trx);
-        if (!workspace || workspace.credits <= 0) return { skipped: 'insufficient_credits', detail: 'the workspace has no credits left' };
-        // As `ask` refuses a conversation that is not ready: what the version requires must be
-        // supplied on the agent (a new conversation has nothing of its own).
-        if (config.secrets.some((x) => x.required) || config.connections.some((x) => x.required)) {
-          const requires = missingRequirements(config, suppliedView(await readSupplied(repos, input.agentId, [], trx)));
-          if (requires.length > 0) return { skipped: 'conversation_not_ready', detail: `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}` };
-        }
-        const params = resolveParameters(config.parameters, {});
-        if (!params.ok) return { skipped: 'conversation_not_ready', detail: `parameter ${params.name}: ${params.problem}` };
-        const conversation = again ?? (await repos.conversations.create(
-          { workspaceId: input.workspaceId, agentId: input.agentId, version, parameters: params.values, trigger: { ...input.trigger, run } },
-          trx,
-        ));
-        const turn = await repos.turns.createRunning({ conversationId: conversation.id, workspaceId: input.workspaceId }, trx);
-        if (!turn) throw new Error('the new conversation already has a running turn');
-        await repos.conversations.addUserMessage({ conversationId: conversation.id, turnId: turn.id, content: input.message, attachments: [] }, trx);
-        const title = titleFrom(input.message);
-        if (title) await repos.conversations.setTitleIfMissing({ conversationId: conversation.id, title }, trx);
-        await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
-        return { turnId: turn.id, conversationId: conversation.id };
-      });
+      const started = await deps.db.transaction((trx) => startTriggerConversation(deps.repos, trx, { ...input, run }));
+      return 'skipped' in started ? started : { turnId: started.turnId, conversationId: started.conversationId };
     },
   };
 }

@@ -12,6 +12,8 @@ import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectsService } from '../services/projects';
+import { WebhookRuns } from '../services/webhook-runs';
+import { WebhooksService } from '../services/webhooks';
 import type { ApiDeps, ApiState } from './context';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
@@ -32,6 +34,7 @@ import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
+import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
 
@@ -60,11 +63,29 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     turnsQueue: deps.config.taskQueues.turns,
     limits: turnLimits(deps.config),
   });
-  const agents = new AgentsService({ ...deps, schedules });
+  const box = secretBoxFromConfig(deps.config);
+  const webhooks = new WebhooksService({ repos: deps.repos, box });
+  const agents = new AgentsService({ ...deps, schedules, webhooks });
+  const limits = new PublicRateLimits(deps.db, deps.config);
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
   diagnosticsRoutes(r, deps);
-  agentRoutes(r, agents);
+  agentRoutes(r, agents, webhooks, deps.config.PUBLIC_BASE_URL);
+  webhookRoutes(r, {
+    webhooks,
+    runs: new WebhookRuns({
+      db: deps.db,
+      repos: deps.repos,
+      temporal: deps.temporal,
+      opsQueue: deps.config.taskQueues.ops,
+      turnsQueue: deps.config.taskQueues.turns,
+      limits: turnLimits(deps.config),
+      delivery: { maxAttempts: deps.config.WEBHOOK_DELIVERY_ATTEMPTS, initialIntervalMs: deps.config.WEBHOOK_RETRY_INITIAL_MS },
+    }),
+    limits,
+    bodyLimitBytes: deps.config.WEBHOOK_BODY_LIMIT_BYTES,
+    publicBaseURL: deps.config.PUBLIC_BASE_URL,
+  });
   knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
   projectRoutes(r, new ProjectsService(deps));
   const conversations = new ConversationsService({
@@ -86,7 +107,6 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
   };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
-  const box = secretBoxFromConfig(deps.config);
   credentialRoutes(r, new CredentialsService({ db: deps.db, repos: deps.repos, box }));
   deploymentRoutes(
     r,
@@ -102,7 +122,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
-    limits: new PublicRateLimits(deps.db, deps.config),
+    limits,
     turns: deps.repos.turns,
     hub: deps.hub,
     stream,

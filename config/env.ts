@@ -125,6 +125,11 @@ export const envSchema = z.object({
   PUBLIC_CHAT_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(60),
   PUBLIC_CHAT_PER_TOKEN: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(1200),
   PUBLIC_READS_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(600),
+  /** Webhook triggers (README: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
+  WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(1, 'at least 1').default(262_144),
+  WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),
+  WEBHOOK_DELIVERY_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(8),
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(10_000),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;

@@ -7,6 +7,7 @@ import * as m004 from './migrations/004_credentials';
 import * as m005 from './migrations/005_tool_support';
 import * as m006 from './migrations/006_publishing';
 import * as m007 from './migrations/007_triggers';
+import * as m008 from './migrations/008_webhooks';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['005_tool_support', m005],
   ['006_publishing', m006],
   ['007_triggers', m007],
+  ['008_webhooks', m008],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

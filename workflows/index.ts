@@ -3,3 +3,4 @@ export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { roundTripProbe } from './probe';
 export { triggerRunWorkflow } from './trigger-run';
 export { turnWorkflow } from './turn';
+export { webhookRunWorkflow } from './webhook-run';

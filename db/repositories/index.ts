@@ -8,6 +8,7 @@ import { FilesRepository } from './files';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { TurnsRepository } from './turns';
+import { WebhooksRepository } from './webhooks';
 import { WorkspacesRepository } from './workspaces';
 
 /** All repositories over one knex instance, wired by hand in one place. */
@@ -23,6 +24,7 @@ export function createRepositories(db: Db) {
     turns: new TurnsRepository(db),
     credentials: new CredentialsRepository(db),
     deployments: new DeploymentsRepository(db),
+    webhooks: new WebhooksRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
