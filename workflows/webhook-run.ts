@@ -1,9 +1,7 @@
-import { ActivityFailure, executeChild, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery';
-import { type TurnInput, turnWorkflowId } from '../domain/turn-run';
 import { WebhookDeliveryFailure, type WebhookDeliveryOutcome, type WebhookRunInput, type WebhookRunResult } from '../domain/webhook-runs';
-import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from './search-attributes';
-import type { turnWorkflow } from './turn';
+import { runChildTurn } from './child-turn';
 
 /**
  * One accepted inbound webhook request (README: Webhooks). The API has already written the
@@ -13,19 +11,7 @@ import type { turnWorkflow } from './turn';
  * recorded in the run's result, not a failed run.
  */
 export async function webhookRunWorkflow(input: WebhookRunInput): Promise<WebhookRunResult> {
-  const args: TurnInput = { turnId: input.turnId, limits: input.limits };
-  await executeChild<typeof turnWorkflow>('turnWorkflow', {
-    workflowId: turnWorkflowId(input.turnId),
-    taskQueue: input.turnsQueue,
-    args: [args],
-    // The turn ends itself with a terminal event on every path; a cancelled run must not cut it short.
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    typedSearchAttributes: [
-      { key: WorkspaceIdKey, value: input.workspaceId },
-      { key: AgentIdKey, value: input.agentId },
-      { key: ConversationIdKey, value: input.conversationId },
-    ],
-  });
+  await runChildTurn(input);
   const ids = { turnId: input.turnId, conversationId: input.conversationId };
   if (!input.url) return ids;
   return { ...ids, delivery: await deliver(input, input.url) };

@@ -5,6 +5,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Service, type Webhook } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
+import { waitFor } from '../support/wait';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 interface Delivery {
@@ -30,16 +31,6 @@ async function receiver(statuses: number[]) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hooks/results`, got, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T> | T, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Webhook triggers: inbound URLs start runs; results are delivered signed to the trigger's `url`. */
