@@ -193,4 +193,29 @@ describe('webhooks', function () {
       await target.close();
     }
   });
+
+  it('nothing is delivered before a signing secret is minted; a 4xx answer stops the delivery without retrying', async () => {
+    const target = await receiver([400]);
+    try {
+      const { agent, hooks } = await webhookAgent([{ kind: 'webhook', url: target.url }]);
+      const result = async () => {
+        const accepted = await post(hooks[0]!, { n: 1 });
+        assert.equal(accepted.status, 202);
+        const [run] = await waitFor('the run listed', () => runs(accepted.body.conversationId), (r) => r.length === 1);
+        return ((await api.temporal.workflow.getHandle(run!).result()) as { delivery: { delivered: boolean; reason?: string } }).delivery;
+      };
+      const unsigned = await result();
+      assert.equal(unsigned.delivered, false);
+      assert.match(unsigned.reason ?? '', /no signing secret/);
+      assert.equal(target.got.length, 0, 'never sent unsigned');
+
+      await ws.agent(agent.id).mintWebhookSigningSecret(hooks[0]!.id);
+      const refused = await result();
+      assert.equal(refused.delivered, false);
+      assert.match(refused.reason ?? '', /HTTP 400/);
+      assert.equal(target.got.length, 1, 'a 400 is not retried');
+    } finally {
+      await target.close();
+    }
+  });
 });
