@@ -47,5 +47,8 @@ export const WebhookDeliveryFailure = {
   notDeliverable: 'webhook_not_deliverable',
 } as const;
 
-/** The run's workflow id: derived from the request's idempotency key, so a repeat cannot start a second run. */
-export const webhookRunWorkflowId = (run: string) => run;
+/**
+ * The run's workflow id (also its conversation's run key): `requestKey` is derived from the
+ * request's idempotency key when it has one, so a repeat cannot start a second run.
+ */
+export const webhookRunWorkflowId = (webhookId: string, requestKey: string) => `webhook-run-${webhookId}-${requestKey}`;

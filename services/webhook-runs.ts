@@ -61,9 +61,8 @@ export class WebhookRuns {
    * workflow starts with an id derived from the key (a repeat cannot start it twice).
    */
   async accept(hook: WebhookRow, payload: unknown, idempotencyKey: string | undefined): Promise<{ turnId: string; conversationId: string }> {
-    const run = webhookRunWorkflowId(
-      `webhook-run-${hook.id}-${idempotencyKey === undefined ? randomToken(24) : createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 32)}`,
-    );
+    const requestKey = idempotencyKey === undefined ? randomToken(24) : createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 32);
+    const run = webhookRunWorkflowId(hook.id, requestKey);
     const attempt = () => this.startConversation(hook, payload, run);
     // Two requests with the same key at once: one inserts, the other finds its conversation.
     const started = await attempt().catch((e: unknown) => (isUniqueViolation(e) ? attempt() : Promise.reject(e)));

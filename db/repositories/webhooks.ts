@@ -64,7 +64,7 @@ export class WebhooksRepository {
     if (ids.length > 0) await trx('webhooks').whereIn('id', ids).delete();
   }
 
-  /** Replaces the token (the old URL stops at once); false when no such webhook of the agent. */
+  /** Replaces the token (the old URL stops at once); undefined when the agent has no such webhook. */
   async rotateToken(
     input: { workspaceId: string; agentId: string; id: string; tokenHash: string; tokenSealed: Buffer },
   ): Promise<WebhookRow | undefined> {
@@ -75,7 +75,7 @@ export class WebhooksRepository {
     return row as WebhookRow | undefined;
   }
 
-  /** Replaces the signing secret; false when no such webhook of the agent. */
+  /** Replaces the signing secret; false when the agent has no such webhook. */
   async setSigningSecret(input: { workspaceId: string; agentId: string; id: string; sealed: Buffer }): Promise<boolean> {
     const n = await this.db('webhooks')
       .where({ id: input.id, agent_id: input.agentId, workspace_id: input.workspaceId })
