@@ -108,6 +108,13 @@ describe('webhooks', function () {
     const b = await post(hooks[0]!, [1, 2], { 'webhook-id': 'msg_1' });
     assert.deepEqual([a.status, b.body.turnId], [202, a.body.turnId]);
     await waitFor('both runs listed', () => conversations(agent.id), (l) => l.length === 2);
+
+    // Three requests with one key at once: one run, and every answer names it.
+    const racing = await Promise.all([1, 2, 3].map(() => post(hooks[0]!, { burst: true }, { 'idempotency-key': 'burst' })));
+    assert.deepEqual(racing.map((r) => r.status), [202, 202, 202], JSON.stringify(racing.map((r) => r.body)));
+    assert.equal(new Set(racing.map((r) => r.body.turnId)).size, 1);
+    await waitFor('the burst run done', () => api.db('turns').where({ id: racing[0]!.body.turnId }).first('status'), (t) => t?.status === 'done');
+    assert.equal((await conversations(agent.id)).length, 3);
   });
 
   it('bad JSON, a non-JSON body, NUL in a string and an oversized body are refused and start no run', async () => {
