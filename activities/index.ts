@@ -8,6 +8,7 @@ import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type ResolveModel } from './turn';
+import { createWebhookDeliveryActivities } from './webhook-delivery';
 
 /** Everything the activities need; the worker builds real ones (workers/activity-deps.ts), tests may pass others. */
 export interface ActivityDeps {
@@ -36,6 +37,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
     ...createDelegationActivities({ db: deps.db, repos: deps.repos }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
+    // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
+    ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

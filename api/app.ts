@@ -15,6 +15,8 @@ import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
+import { WebhookRuns } from '../services/webhook-runs';
+import { WebhooksService } from '../services/webhooks';
 import type { ApiDeps, ApiState } from './context';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
@@ -38,6 +40,7 @@ import { openApiRoute } from './routes/openapi';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
+import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
 
@@ -66,11 +69,29 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     turnsQueue: deps.config.taskQueues.turns,
     limits: turnLimits(deps.config),
   });
-  const agents = new AgentsService({ ...deps, schedules });
+  const box = secretBoxFromConfig(deps.config);
+  const webhooks = new WebhooksService({ repos: deps.repos, box });
+  const agents = new AgentsService({ ...deps, schedules, webhooks });
+  const limits = new PublicRateLimits(deps.db, deps.config);
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
   diagnosticsRoutes(r, deps);
-  agentRoutes(r, agents);
+  agentRoutes(r, agents, webhooks, deps.config.PUBLIC_BASE_URL);
+  webhookRoutes(r, {
+    webhooks,
+    runs: new WebhookRuns({
+      db: deps.db,
+      repos: deps.repos,
+      temporal: deps.temporal,
+      opsQueue: deps.config.taskQueues.ops,
+      turnsQueue: deps.config.taskQueues.turns,
+      limits: turnLimits(deps.config),
+      delivery: { maxAttempts: deps.config.WEBHOOK_DELIVERY_ATTEMPTS, initialIntervalMs: deps.config.WEBHOOK_RETRY_INITIAL_MS },
+    }),
+    limits,
+    bodyLimitBytes: deps.config.WEBHOOK_BODY_LIMIT_BYTES,
+    publicBaseURL: deps.config.PUBLIC_BASE_URL,
+  });
   knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
   projectRoutes(r, new ProjectsService(deps));
   projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config) }), deps.config.PUBLIC_BASE_URL);
@@ -93,7 +114,6 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
   };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
-  const box = secretBoxFromConfig(deps.config);
   const oauth = new OAuthService({
     db: deps.db,
     repos: deps.repos,
@@ -121,7 +141,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
-    limits: new PublicRateLimits(deps.db, deps.config),
+    limits,
     turns: deps.repos.turns,
     hub: deps.hub,
     stream,

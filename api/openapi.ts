@@ -117,9 +117,11 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
       tags: [def.tag],
       ...(parameters.length ? { parameters } : {}),
       ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(def.body, 'input') } } } } : {}),
-      ...(def.rawBody
+      ...(def.rawBody === true
         ? { requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } } }
-        : {}),
+        : def.rawBody
+          ? { requestBody: { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: ['object', 'array'] } } } } }
+          : {}),
       responses,
       security: (def.auth ?? 'apiKey') === 'apiKey' ? [{ apiKey: [] }] : [],
     };

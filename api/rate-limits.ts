@@ -7,7 +7,7 @@ import { AppError } from '../domain/errors';
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
 type PublicLimitsConfig = Pick<
   Config,
-  'PUBLIC_RATE_WINDOW_SECONDS' | 'PUBLIC_CHAT_PER_VISITOR' | 'PUBLIC_CHAT_PER_ADDRESS' | 'PUBLIC_CHAT_PER_TOKEN' | 'PUBLIC_READS_PER_ADDRESS'
+  'PUBLIC_RATE_WINDOW_SECONDS' | 'PUBLIC_CHAT_PER_VISITOR' | 'PUBLIC_CHAT_PER_ADDRESS' | 'PUBLIC_CHAT_PER_TOKEN' | 'PUBLIC_READS_PER_ADDRESS' | 'WEBHOOK_PER_HOOK'
 >;
 
 /** Keys stay short and carry no visitor text: the table's key is varchar(255). */
@@ -22,6 +22,7 @@ export class PublicRateLimits {
   private readonly address: RateLimiterPostgres;
   private readonly agent: RateLimiterPostgres;
   private readonly reads: RateLimiterPostgres;
+  private readonly webhooks: RateLimiterPostgres;
 
   constructor(db: Db, config: PublicLimitsConfig) {
     const limiter = (keyPrefix: string, points: number) =>
@@ -38,6 +39,7 @@ export class PublicRateLimits {
     this.address = limiter('chat-address', config.PUBLIC_CHAT_PER_ADDRESS);
     this.agent = limiter('chat-agent', config.PUBLIC_CHAT_PER_TOKEN);
     this.reads = limiter('public-read', config.PUBLIC_READS_PER_ADDRESS);
+    this.webhooks = limiter('webhook', config.WEBHOOK_PER_HOOK);
   }
 
   /** One chat message: counted per (agent, visitor), per client address and per agent. */
@@ -47,7 +49,12 @@ export class PublicRateLimits {
     await consume(this.agent, input.agentId, 'messages to this agent');
   }
 
-  /** Any other public request (metadata, history, resuming), per client address. */
+  /** One inbound webhook request, per webhook (the address is counted by `read` before the lookup). */
+  async webhook(webhookId: string): Promise<void> {
+    await consume(this.webhooks, webhookId, 'requests to this webhook');
+  }
+
+  /** Any other public request (metadata, history, resuming, inbound webhooks), per client address. */
   async read(address: string): Promise<void> {
     await consume(this.reads, digest(address), 'requests from this address');
   }

@@ -35,8 +35,11 @@ interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   params?: P;
   query?: Q;
   body?: B;
-  /** The body is raw bytes (file uploads), read by the handler itself. */
-  rawBody?: boolean;
+  /**
+   * The handler reads the body itself: raw bytes (`true`: file uploads), or JSON it parses under
+   * its own rules (an inbound webhook: its own size limit and 413), documented as given here.
+   */
+  rawBody?: true | { contentType: 'application/json'; description: string };
   response: RouteResponse;
   /** Error codes this route can answer besides the ones every route can (400/401/5xx). */
   errors?: ErrorCode[];

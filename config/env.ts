@@ -136,6 +136,11 @@ export const envSchema = z.object({
   OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(0, 'at least 0').max(86_400, 'at most 86400').default(60),
   /** How long a consent URL (its `state`) may be used. */
   OAUTH_STATE_TTL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(30, 'at least 30').max(86_400, 'at most 86400').default(600),
+  /** Webhook triggers (README: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
+  WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(1, 'at least 1').default(262_144),
+  WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),
+  WEBHOOK_DELIVERY_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(8),
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(10_000),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;

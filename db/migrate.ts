@@ -7,6 +7,7 @@ import * as m004 from './migrations/004_credentials';
 import * as m005 from './migrations/005_tool_support';
 import * as m006 from './migrations/006_publishing';
 import * as m007 from './migrations/007_triggers';
+import * as m008 from './migrations/008_webhooks';
 import * as m009 from './migrations/009_project_conversations';
 import * as m010 from './migrations/010_oauth_end_users';
 import * as m011 from './migrations/011_worker_liveness';
@@ -28,6 +29,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['005_tool_support', m005],
   ['006_publishing', m006],
   ['007_triggers', m007],
+  ['008_webhooks', m008],
   ['009_project_conversations', m009],
   ['010_oauth_end_users', m010],
   ['011_worker_liveness', m011],

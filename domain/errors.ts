@@ -36,6 +36,8 @@ export const errorCodes = {
   deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
   missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
+  webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },
+  payload_too_large: { status: 413, doc: 'A webhook payload larger than WEBHOOK_BODY_LIMIT_BYTES; no run was started.' },
   rate_limited: { status: 429, doc: 'Too many requests; wait `retryAfter` seconds.' },
   internal_error: { status: 500, doc: 'An unexpected failure; details are in the server log under the request id.' },
   temporal_unavailable: { status: 503, doc: 'The Temporal cluster did not answer.' },

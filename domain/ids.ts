@@ -11,6 +11,7 @@ const idPrefixes = {
   turn: 'trn',
   probe: 'prb',
   testDeployment: 'dep',
+  webhook: 'whk',
 } as const;
 
 type IdKind = keyof typeof idPrefixes;

@@ -19,9 +19,13 @@ export interface TriggerRunInput {
 }
 
 /** What one run did: started a turn, or skipped with the reason (no credits, agent gone…). */
-export type TriggerRunResult =
-  | { turnId: string; conversationId: string }
-  | { skipped: 'insufficient_credits' | 'agent_gone' | 'conversation_not_ready' | 'trigger_changed'; detail?: string };
+export type TriggerRunResult = { turnId: string; conversationId: string } | TriggerRunSkip;
+
+/** Why a run started nothing. */
+export interface TriggerRunSkip {
+  skipped: 'insufficient_credits' | 'agent_gone' | 'conversation_not_ready' | 'trigger_changed';
+  detail?: string;
+}
 
 /** The Schedule of the agent's trigger at `index` of its `triggers` (at most 100 triggers). */
 export const triggerScheduleId = (agentId: string, index: number) => `trigger-${agentId}-${index}`;

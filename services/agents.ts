@@ -17,6 +17,7 @@ import { fieldPath } from '../domain/field-path';
 import { newId } from '../domain/ids';
 import type { Trigger } from '../domain/trigger';
 import type { TriggerSchedules } from './trigger-schedules';
+import type { WebhooksService } from './webhooks';
 
 /** A whole configuration failed validation after a change: name the field as the caller sent it. */
 function validated(config: unknown, root: string): AgentConfig {
@@ -34,7 +35,7 @@ const notFound = () => new AppError('agent_not_found', 'no such agent');
  * else does. Every read and change is scoped to the caller's workspace.
  */
 export class AgentsService {
-  constructor(private readonly deps: { db: Db; repos: Repositories; schedules: TriggerSchedules }) {}
+  constructor(private readonly deps: { db: Db; repos: Repositories; schedules: TriggerSchedules; webhooks: WebhooksService }) {}
 
   async create(workspaceId: string, input: CreateAgentInput): Promise<Agent> {
     const { id: chosen, role, ...fields } = input;
@@ -46,7 +47,9 @@ export class AgentsService {
       if (await this.deps.repos.agents.idUsed({ id }, trx)) {
         throw new AppError('agent_exists', `an agent with id ${id} exists or existed; ids are never reused`);
       }
-      return this.deps.repos.agents.create({ workspaceId, id, role, config }, trx);
+      const created = await this.deps.repos.agents.create({ workspaceId, id, role, config }, trx);
+      await this.deps.webhooks.reconcile(trx, { workspaceId, agentId: id, previous: [], next: config.triggers });
+      return created;
     });
     await this.reconcile(id);
     return agent;
@@ -102,7 +105,7 @@ export class AgentsService {
     return this.publish(workspaceId, agentId, (current) => validated({ ...current, triggers }, 'body'));
   }
 
-  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships, trigger Schedules. */
+  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships, trigger Schedules, webhooks (cascade). */
   async delete(workspaceId: string, agentId: string): Promise<void> {
     await this.deps.schedules.removeWith(agentId, async (trx) => {
       if (!(await this.deps.repos.agents.delete({ workspaceId, agentId }, trx))) throw notFound();
@@ -127,7 +130,13 @@ export class AgentsService {
   }
 
   private async publish(workspaceId: string, agentId: string, change: (current: AgentConfig) => AgentConfig): Promise<Agent> {
-    const r = await this.deps.repos.agents.publish({ workspaceId, agentId, change });
+    const r = await this.deps.repos.agents.publish({
+      workspaceId,
+      agentId,
+      change,
+      // The webhooks commit with the version: an inbound URL never points at a trigger that moved.
+      then: (trx, previous, next) => this.deps.webhooks.reconcile(trx, { workspaceId, agentId, previous: previous.triggers, next: next.triggers }),
+    });
     if ('missing' in r) throw notFound();
     // Every publish reconciles the agent's Schedules with its latest version (see TriggerSchedules).
     await this.reconcile(agentId);

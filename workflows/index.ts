@@ -4,3 +4,4 @@ export { projectTurnWorkflow } from './project-turn';
 export { roundTripProbe } from './probe';
 export { triggerRunWorkflow } from './trigger-run';
 export { turnWorkflow } from './turn';
+export { webhookRunWorkflow } from './webhook-run';

@@ -146,11 +146,20 @@ export class AgentsRepository {
   /**
    * Publishes the next version: locks the agent row, hands the current configuration to
    * `change`, and stores what it returns as version N+1. Concurrent publishes queue on the
-   * lock, so each builds on the one before and none is lost.
+   * lock, so each builds on the one before and none is lost. `then` runs in the same transaction
+   * (what must commit with the version: the agent's webhooks).
    */
-  async publish(
-    { workspaceId, agentId, change }: { workspaceId: string; agentId: string; change: (current: AgentConfig) => AgentConfig },
-  ): Promise<PublishOutcome> {
+  async publish({
+    workspaceId,
+    agentId,
+    change,
+    then,
+  }: {
+    workspaceId: string;
+    agentId: string;
+    change: (current: AgentConfig) => AgentConfig;
+    then?: (trx: Knex.Transaction, previous: AgentConfig, next: AgentConfig) => Promise<void>;
+  }): Promise<PublishOutcome> {
     return this.db.transaction(async (trx) => {
       const agent = await trx<AgentRow>('agents').where({ id: agentId, workspace_id: workspaceId }).forUpdate().first();
       if (!agent) return { missing: true } as const;
@@ -159,6 +168,7 @@ export class AgentsRepository {
       const number = agent.current_version + 1;
       const version = await insertVersion(trx, agentId, number, next);
       await trx('agents').where({ id: agentId }).update({ current_version: number, updated_at: version.created_at });
+      await then?.(trx, current!.config, next);
       return { agent: toAgent(agent, version) };
     });
   }

@@ -20,8 +20,8 @@ export interface ConversationRow {
   end_user_name: string | null;
   end_user_email: string | null;
   test_deployment_id: string | null;
-  /** The schedule or interval trigger that started it; `run` is the trigger run's workflow id. */
-  trigger: { kind: 'schedule' | 'interval'; index: number; run: string } | null;
+  /** The trigger that started it; `run` is the run's unique key (a trigger run's workflow id). */
+  trigger: { kind: 'schedule' | 'interval' | 'webhook'; index: number; run: string } | null;
   /** A member's conversation started by a manager's delegation: that manager turn and its tool call. */
   parent_turn_id: string | null;
   parent_call_id: string | null;

@@ -9,6 +9,7 @@ import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { TurnsRepository } from './turns';
+import { WebhooksRepository } from './webhooks';
 import { WorkerLivenessRepository } from './worker-liveness';
 import { WorkspacesRepository } from './workspaces';
 
@@ -27,6 +28,7 @@ export function createRepositories(db: Db) {
     deployments: new DeploymentsRepository(db),
     workerLiveness: new WorkerLivenessRepository(db),
     oauthStates: new OAuthStatesRepository(db),
+    webhooks: new WebhooksRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -8,7 +8,7 @@ import { withRecord } from './records.js';
 import type { AgentRecord, UpdateAgentFields, Workflow } from './types/agent.js';
 import type { AgentConversationRecord } from './types/conversation.js';
 import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
-import type { Trigger } from './types/trigger.js';
+import type { Trigger, Webhook } from './types/trigger.js';
 
 /** Options of `agent.get()`. */
 export interface GetAgentOptions extends CallOptions {
@@ -97,6 +97,24 @@ export class AgentHandle {
   }
 
   /**
+   * Gives the webhook `webhookId` (an id from the record's `webhooks`) a new inbound URL
+   * (`POST /v1/agents/:agentId/webhooks/:webhookId/rotate-url`). The old URL answers 404 at once.
+   */
+  async rotateWebhookUrl(webhookId: string, options: CallOptions = {}): Promise<Webhook> {
+    return this.#http.request<Webhook>('POST', `${this.#webhookPath(webhookId)}/rotate-url`, { signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Mints the secret outbound deliveries of the webhook `webhookId` are signed with (Standard
+   * Webhooks, `whsec_…`; `POST /v1/agents/:agentId/webhooks/:webhookId/signing-secret`), replacing
+   * any before it. Resolves to the secret: it is shown this once. No delivery is sent before one exists.
+   */
+  async mintWebhookSigningSecret(webhookId: string, options: CallOptions = {}): Promise<string> {
+    const r = await this.#http.request<{ secret: string }>('POST', `${this.#webhookPath(webhookId)}/signing-secret`, { signal: options.signal, expect: 'object' });
+    return r.secret;
+  }
+
+  /**
    * Starts a conversation on the agent (`POST /v1/agents/:agentId/conversations`, body
    * `{ version?, parameters?, endUser? }`). Resolves to it with its methods: `ask`, `messages`, files.
    */
@@ -179,6 +197,10 @@ export class AgentHandle {
 
   #path(): string {
     return `/v1/agents/${segment(this.id, 'agent id')}`;
+  }
+
+  #webhookPath(webhookId: string): string {
+    return `${this.#path()}/webhooks/${segment(webhookId, 'webhook id')}`;
   }
 
   async #agent(method: 'GET' | 'PATCH' | 'PUT' | 'DELETE', suffix: string, opts: RequestOptions): Promise<Agent> {

@@ -50,7 +50,7 @@ export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, Secrets
 export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
 export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
-export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, WebhookTrigger } from './types/trigger.js';
+export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';
 export type { Step, StepKind, TurnEvent } from './types/turn-event.js';
 export type { Workspace } from './types/workspace.js';
 export { WorkspaceClient } from './workspace.js';

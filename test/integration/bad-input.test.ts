@@ -102,6 +102,9 @@ const cases: Case[] = [
   { name: 'get with version 0', method: 'GET', path: '/v1/agents/{agent}?version=0', field: 'query.version' },
   { name: 'get with a non-numeric version', method: 'GET', path: '/v1/agents/{agent}?version=latest', field: 'query.version' },
   { name: 'knowledge listing outside the space', method: 'GET', path: '/v1/agents/{agent}/knowledge?dir=../other', field: 'query.dir' },
+  // webhooks
+  { name: 'rotating a webhook URL with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/rotate-url`, field: 'path.webhookId' },
+  { name: 'minting a signing secret with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/signing-secret`, field: 'path.webhookId' },
   // projects
   { name: 'project without a name', method: 'POST', path: '/v1/projects', body: {}, field: 'body.name' },
   { name: 'project with an unknown grade', method: 'POST', path: '/v1/projects', body: { name: 'Launch', grade: 'x' }, field: 'body.grade' },

@@ -5,6 +5,7 @@ import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call } from '../support/http';
 import { freelancer } from '../support/publishing';
+import { waitFor } from '../support/wait';
 
 type Conversation = { id: string; version: number; trigger?: { kind: string; index: number } };
 
@@ -43,15 +44,6 @@ describe('triggers', () => {
     } catch (e) {
       if (e instanceof ScheduleNotFoundError) return false;
       throw e;
-    }
-  }
-  async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (done(v)) return v;
-      if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

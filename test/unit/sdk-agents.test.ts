@@ -190,6 +190,21 @@ describe('SDK agents: ws.agents, ws.agent(id) and returned agents', () => {
       assert.deepEqual(JSON.parse(req.body), { triggers });
     });
 
+    it('rotateWebhookUrl(id) sends POST …/webhooks/:webhookId/rotate-url and resolves to the Webhook', async () => {
+      const hook = { id: 'whk_1', triggerIndex: 0, url: 'http://localhost/v1/hooks/wh_x', signingSecret: false, createdAt: '2025-01-01T00:00:00.000Z' };
+      server.respond((_req, res) => json(res, 200, hook));
+      assert.deepEqual(await ws.agent('agt_1').rotateWebhookUrl('whk_1'), hook);
+      const req = only(server);
+      assert.equal(`${req.method} ${req.url}`, 'POST /v1/agents/agt_1/webhooks/whk_1/rotate-url');
+    });
+
+    it('mintWebhookSigningSecret(id) sends POST …/webhooks/:webhookId/signing-secret and resolves to the secret', async () => {
+      server.respond((_req, res) => json(res, 200, { secret: 'whsec_abc' }));
+      assert.equal(await ws.agent('agt_1').mintWebhookSigningSecret('whk 1'), 'whsec_abc');
+      const req = only(server);
+      assert.equal(`${req.method} ${req.url}`, 'POST /v1/agents/agt_1/webhooks/whk%201/signing-secret');
+    });
+
     it('ids are encoded as one path segment', async () => {
       await ws.agent('agt 1/x').get();
       assert.deepEqual(calls(server), ['GET /v1/agents/agt%201%2Fx']);

@@ -11,6 +11,7 @@ import * as projectConversationDomain from '../../domain/project-conversation';
 import * as publishingDomain from '../../domain/publishing';
 import * as triggerDomain from '../../domain/trigger';
 import * as turnEventsDomain from '../../domain/turn-events';
+import * as webhooksDomain from '../../domain/webhooks';
 import * as workspaceDomain from '../../domain/workspace';
 import type * as sdk from '../../sdk/src';
 
@@ -102,6 +103,7 @@ const rows: Record<string, z.ZodType> = {
   ScheduleTrigger: same<sdk.ScheduleTrigger, TriggerKind<'schedule'>>(triggerDomain.triggerSchema),
   IntervalTrigger: same<sdk.IntervalTrigger, TriggerKind<'interval'>>(triggerDomain.triggerSchema),
   WebhookTrigger: same<sdk.WebhookTrigger, TriggerKind<'webhook'>>(triggerDomain.triggerSchema),
+  Webhook: same<sdk.Webhook, Out<typeof webhooksDomain.webhookSchema>>(webhooksDomain.webhookSchema),
 
   // Versions and deployments.
   VersionItem: same<sdk.VersionItem, Out<typeof agentDomain.versionItemSchema>>(agentDomain.versionItemSchema),
@@ -166,6 +168,8 @@ const serverOnly: Record<string, string> = {
   deployBodySchema: 'the body `{ versionId }` deployToTest/deployToProd build from their argument',
   rollbackBodySchema: 'the body `{ versionId }` rollback builds from its argument',
   publicTokenSchema: 'publicToken() and rotatePublicToken() resolve to the token string itself',
+  signingSecretSchema: 'mintWebhookSigningSecret() resolves to the secret string itself',
+  webhookAcceptedSchema: 'the answer of an inbound webhook POST, which senders make, not the SDK',
   endUserSchema: "what a visitor's page sends to public chat; the SDK reads it back as AgentConversationRecord.endUser (compared)",
   publicChatBodySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
   publicVisitorQuerySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
@@ -188,6 +192,7 @@ const domainModules = {
   publishing: publishingDomain,
   trigger: triggerDomain,
   'turn-events': turnEventsDomain,
+  webhooks: webhooksDomain,
   workspace: workspaceDomain,
 };
 

@@ -53,10 +53,10 @@ export interface AgentConversationRecord {
    */
   channel?: 'public' | 'test';
   /**
-   * The schedule or interval trigger that started the conversation: its kind and its index in
+   * The schedule, interval or webhook trigger that started the conversation: its kind and its index in
    * the agent's `triggers`. Absent for conversations started otherwise.
    */
-  trigger?: { kind: 'schedule' | 'interval'; index: number };
+  trigger?: { kind: 'schedule' | 'interval' | 'webhook'; index: number };
 }
 
 /**

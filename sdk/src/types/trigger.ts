@@ -42,3 +42,20 @@ export interface WebhookTrigger {
 
 /** What starts a run of the agent, discriminated by `kind`. */
 export type Trigger = ChatTrigger | ScheduleTrigger | IntervalTrigger | WebhookTrigger;
+
+/**
+ * The inbound URL of a `webhook` trigger, as the agent record lists it in `webhooks` (read-only).
+ * A JSON POST to `url` starts one run of the agent; the token in it is the whole credential.
+ */
+export interface Webhook {
+  /** Stable across publishes (prefix `whk_`); names it in `rotateWebhookUrl` and `mintWebhookSigningSecret`. */
+  id: string;
+  /** The trigger it serves: its index in the agent's `triggers`. */
+  triggerIndex: number;
+  /** The inbound URL. */
+  url: string;
+  /** Whether a signing secret was minted: deliveries to the trigger's `url` are signed with it (none are sent before). */
+  signingSecret: boolean;
+  /** When the webhook was created. */
+  createdAt: string;
+}

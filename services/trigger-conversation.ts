@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import type { Repositories } from '../db/repositories';
+import { missingOnAgent, openTurn, versionInForce } from '../activities/agent-turn-start';
+import { resolveParameters } from '../domain/conversation';
+import type { TriggerRunSkip } from '../domain/trigger-runs';
+
+/** What starts a run: the trigger (kind and index in the latest version's `triggers`) and the run's unique key. */
+export interface TriggerConversationInput {
+  workspaceId: string;
+  agentId: string;
+  trigger: { kind: 'schedule' | 'interval' | 'webhook'; index: number };
+  /** The user message the run asks. */
+  message: string;
+  /** Unique per run (stored on the conversation): a repeat finds the run it started. */
+  run: string;
+}
+
+export type TriggerConversationResult =
+  | { turnId: string; conversationId: string; repeated: boolean }
+  | TriggerRunSkip;
+
+/**
+ * Starts a trigger run's conversation and its turn, in the caller's transaction, as `ask` does
+ * through the API: a conversation pinned to the version in force (production for a deployed
+ * freelancer, the latest otherwise), marked with its trigger; then the user message, a running
+ * turn and its `start` event. Idempotent per `run`: a repeat returns the turn it already started.
+ * A workspace without credits, a deleted agent, a trigger that no longer stands at that index or
+ * an agent that requires what is not supplied is a skip, not a failure.
+ */
+export async function startTriggerConversation(repos: Repositories, trx: Knex.Transaction, input: TriggerConversationInput): Promise<TriggerConversationResult> {
+  const { run } = input;
+  const again = await repos.conversations.ofTriggerRun({ run }, trx);
+  const already = again && (await repos.turns.firstOf({ conversationId: again.id }, trx));
+  if (again && already) return { turnId: already, conversationId: again.id, repeated: true };
+  const inForce = await versionInForce(repos, input, trx);
+  if (!inForce) return { skipped: 'agent_gone' };
+  const { version, current, config } = inForce;
+  // The trigger is the latest version's (Schedules and webhooks follow the latest version); a run
+  // fired between a publish and its reconcile checks that it still stands there.
+  const latest = version === current ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: current }, trx);
+  if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
+  const workspace = await repos.workspaces.get({ id: input.workspaceId }, trx);
+  if (!workspace || workspace.credits <= 0) return { skipped: 'insufficient_credits', detail: 'the workspace has no credits left' };
+  const missing = await missingOnAgent(repos, input.agentId, config, trx);
+  if (missing) return { skipped: 'conversation_not_ready', detail: missing };
+  const params = resolveParameters(config.parameters, {});
+  if (!params.ok) return { skipped: 'conversation_not_ready', detail: `parameter ${params.name}: ${params.problem}` };
+  const conversation = again ?? (await repos.conversations.create(
+    { workspaceId: input.workspaceId, agentId: input.agentId, version, parameters: params.values, trigger: { ...input.trigger, run } },
+    trx,
+  ));
+  const turnId = await openTurn(repos, { conversation, message: input.message }, trx);
+  return { turnId, conversationId: conversation.id, repeated: false };
+}
