@@ -76,7 +76,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
   diagnosticsRoutes(r, deps);
-  agentRoutes(r, agents, webhooks, deps.config.PUBLIC_BASE_URL);
+  agentRoutes(r, agents);
   webhookRoutes(r, {
     webhooks,
     runs: new WebhookRuns({

@@ -3,7 +3,6 @@ import { identifier, limits, uniqueBy } from './agent-fields';
 import { type HttpTool, httpToolSchema, mcpServerSchema } from './agent-tools';
 import { builtInToolNames } from './tool-catalogue';
 import { triggerSchema } from './trigger';
-import { webhookSchema } from './webhooks';
 
 /**
  * The Agent resource as the API answers it (README: Agents and versions), `role` included. One
@@ -191,14 +190,6 @@ export const agentSchema = z
     secrets: z.array(secretSchema),
     parameters: z.array(parameterSchema),
     triggers: z.array(triggerSchema),
-    /**
-     * Read-only, beside `triggers`: the inbound URL of each `webhook` trigger. Present on a record
-     * of the agent's latest version (create, list, get without `?version`, every publish).
-     */
-    webhooks: z
-      .array(webhookSchema)
-      .optional()
-      .meta({ description: 'Read-only: the inbound URL of each `webhook` trigger (see Webhook). Present on records of the latest version; never accepted as input.' }),
     mcpServers: z.array(mcpServerSchema),
     httpTools: z.array(httpToolSchema),
     version: z.number().int().min(1),

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Repositories } from '../db/repositories';
 import type { WebhookRow } from '../db/repositories/webhooks';
 import { iso } from '../db/rows';
-import type { Agent } from '../domain/agent';
 import { AppError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { SecretBox } from '../domain/secret-box';
@@ -43,12 +42,15 @@ export class WebhooksService {
     }
   }
 
-  /** The agents with their `webhooks` (read-only; README: Webhooks), for records of their latest version. */
-  async withWebhooks<A extends Agent | Agent[]>(workspaceId: string, agents: A, baseURL: string): Promise<A> {
-    const list: Agent[] = Array.isArray(agents) ? agents : [agents];
-    const rows = await this.deps.repos.webhooks.ofAgents({ workspaceId, agentIds: list.map((a) => a.id) });
-    const out = list.map((a) => ({ ...a, webhooks: rows.filter((r) => r.agent_id === a.id).map((r) => this.view(r, baseURL)) }));
-    return (Array.isArray(agents) ? out : out[0]) as A;
+  /**
+   * The agent's webhooks (README: Webhooks), one per `webhook` trigger of its latest version. They
+   * belong to the agent, not to a version, so they are their own list rather than a field of the
+   * versioned Agent record.
+   */
+  async list(workspaceId: string, agentId: string, baseURL: string): Promise<Webhook[]> {
+    if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw new AppError('agent_not_found', 'no such agent');
+    const rows = await this.deps.repos.webhooks.ofAgents({ workspaceId, agentIds: [agentId] });
+    return rows.sort((a, b) => a.trigger_index - b.trigger_index).map((r) => this.view(r, baseURL));
   }
 
   /** A new inbound URL for the webhook; the old one answers 404 from now on. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  type Agent,
   agentSchema,
   createAgentSchema,
   playbookSchema,
@@ -9,8 +8,7 @@ import {
 } from '../../domain/agent';
 import { triggersBodySchema } from '../../domain/trigger';
 import type { AgentsService } from '../../services/agents';
-import type { WebhooksService } from '../../services/webhooks';
-import { type ApiContext, workspaceOf } from '../context';
+import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 
 export const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
@@ -23,10 +21,7 @@ const versionQuery = z
  * Agents and their versions. Publishing operations (`PATCH`, `PUT …/workflows`,
  * `DELETE …/workflows/:name`, `PUT …/triggers`) each create exactly one new version.
  */
-export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: WebhooksService, publicBaseURL: string | undefined): void {
-  /** Records of the latest version carry their webhooks' URLs: PUBLIC_BASE_URL, else the address the caller used. */
-  const latest = async <A extends Agent | Agent[]>(ctx: ApiContext, agent: A): Promise<A> =>
-    webhooks.withWebhooks(workspaceOf(ctx), agent, publicBaseURL ?? `${ctx.protocol}://${ctx.host}`);
+export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   r.add(
     {
       method: 'post', path: '/v1/agents', operationId: 'createAgent', tag: 'Agents',
@@ -35,7 +30,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 201, description: 'The new agent', schema: agentSchema },
       errors: ['agent_exists'],
     },
-    async (ctx, { body }) => latest(ctx, await agents.create(workspaceOf(ctx), body)),
+    (ctx, { body }) => agents.create(workspaceOf(ctx), body),
   );
   r.add(
     {
@@ -43,7 +38,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       summary: 'Every agent of the workspace at its latest version, newest first',
       response: { status: 200, description: 'The agents', schema: listSchema(agentSchema, { id: 'AgentList' }) },
     },
-    async (ctx) => listOf(await latest(ctx, await agents.list(workspaceOf(ctx)))),
+    async (ctx) => listOf(await agents.list(workspaceOf(ctx))),
   );
   r.add(
     {
@@ -53,10 +48,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 200, description: 'The agent', schema: agentSchema },
       errors: ['agent_not_found', 'version_not_found'],
     },
-    async (ctx, { params, query }) => {
-      const agent = await agents.get(workspaceOf(ctx), params.agentId, query.version);
-      return query.version === undefined ? latest(ctx, agent) : agent;
-    },
+    (ctx, { params, query }) => agents.get(workspaceOf(ctx), params.agentId, query.version),
   );
   r.add(
     {
@@ -66,7 +58,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    async (ctx, { params, body }) => latest(ctx, await agents.update(workspaceOf(ctx), params.agentId, body)),
+    (ctx, { params, body }) => agents.update(workspaceOf(ctx), params.agentId, body),
   );
   r.add(
     {
@@ -106,7 +98,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    async (ctx, { params, body }) => latest(ctx, await agents.setPlaybook(workspaceOf(ctx), params.agentId, body)),
+    (ctx, { params, body }) => agents.setPlaybook(workspaceOf(ctx), params.agentId, body),
   );
   r.add(
     {
@@ -116,7 +108,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found', 'workflow_not_found'],
     },
-    async (ctx, { params }) => latest(ctx, await agents.removePlaybook(workspaceOf(ctx), params.agentId, params.name)),
+    (ctx, { params }) => agents.removePlaybook(workspaceOf(ctx), params.agentId, params.name),
   );
   r.add(
     {
@@ -126,6 +118,6 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService, webhooks: Webho
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    async (ctx, { params, body }) => latest(ctx, await agents.setTriggers(workspaceOf(ctx), params.agentId, body.triggers)),
+    (ctx, { params, body }) => agents.setTriggers(workspaceOf(ctx), params.agentId, body.triggers),
   );
 }

@@ -6,7 +6,7 @@ import type { WebhookRuns } from '../../services/webhook-runs';
 import type { WebhooksService } from '../../services/webhooks';
 import { type ApiContext, workspaceOf } from '../context';
 import type { PublicRateLimits } from '../rate-limits';
-import type { ApiRouter } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 import { parseInput } from '../validate';
 import { agentIdParam } from './agents';
 
@@ -78,6 +78,16 @@ export function webhookRoutes(r: ApiRouter, deps: WebhookRouteDeps): void {
       const payload = await readPayload(ctx, deps.bodyLimitBytes);
       return deps.runs.accept(hook, payload, key);
     },
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/agents/:agentId/webhooks', operationId: 'listWebhooks', tag: 'Webhooks',
+      summary: "The agent's webhooks: the inbound URL of each `webhook` trigger of its latest version",
+      params: agentIdParam,
+      response: { status: 200, description: 'The webhooks, by trigger index', schema: listSchema(webhookSchema, { id: 'WebhookList' }) },
+      errors: ['agent_not_found'],
+    },
+    async (ctx, { params }) => listOf(await deps.webhooks.list(workspaceOf(ctx), params.agentId, deps.publicBaseURL ?? `${ctx.protocol}://${ctx.host}`)),
   );
   r.add(
     {

@@ -97,7 +97,16 @@ export class AgentHandle {
   }
 
   /**
-   * Gives the webhook `webhookId` (an id from the record's `webhooks`) a new inbound URL
+   * The inbound URL of each `webhook` trigger of the latest version, by trigger index
+   * (`GET /v1/agents/:agentId/webhooks`). Webhooks belong to the agent, not to a version: a
+   * republished trigger keeps its URL (README: Webhooks).
+   */
+  async webhooks(options: CallOptions = {}): Promise<Webhook[]> {
+    return this.#http.request<Webhook[]>('GET', `${this.#path()}/webhooks`, { signal: options.signal, expect: 'list' });
+  }
+
+  /**
+   * Gives the webhook `webhookId` (an id from `webhooks()`) a new inbound URL
    * (`POST /v1/agents/:agentId/webhooks/:webhookId/rotate-url`). The old URL answers 404 at once.
    */
   async rotateWebhookUrl(webhookId: string, options: CallOptions = {}): Promise<Webhook> {

@@ -99,6 +99,10 @@ describe('bad text on every route (property-based, fast-check)', function () {
     ids.conversationId = started.body.id;
     const project = await call<{ id: string }>(api.baseURL, 'POST', '/v1/projects', { apiKey, body: { name: 'P' } });
     ids.projectId = project.body.id;
+    // A live inbound webhook URL: its route looks the token up before it reads the payload.
+    const hooked = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Hooked', triggers: [{ kind: 'webhook' }] } });
+    const hooks = await call<{ data: Array<{ id: string; url: string }> }>(api.baseURL, 'GET', `/v1/agents/${hooked.body.id}/webhooks`, { apiKey });
+    ids.token = hooks.body.data[0]!.url.split('/').pop()!;
   });
 
   /** Headers that get a request past authentication, so validation is what answers. */

@@ -65,7 +65,7 @@ describe('webhooks', function () {
   const conversations = (agentId: string) => ws.agent(agentId).conversations();
   async function webhookAgent(triggers: unknown[]) {
     const agent = await ws.agents.create({ name: 'Hooked', triggers: triggers as never });
-    const hooks = agent.webhooks ?? [];
+    const hooks = await agent.webhooks();
     return { agent, hooks };
   }
   /** The run workflows of a conversation, as Temporal lists them. */
@@ -81,7 +81,7 @@ describe('webhooks', function () {
     assert.equal(hooks[0]!.triggerIndex, 1);
     assert.equal(hooks[0]!.signingSecret, false);
     assert.match(hooks[0]!.url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/hooks\/wh_[0-9a-z]{32}$/);
-    assert.deepEqual((await ws.agent(agent.id).get()).webhooks, hooks, 'the record shows the same URL on every read');
+    assert.deepEqual(await ws.agent(agent.id).webhooks(), hooks, 'the same URL on every read');
 
     const payload = { order: 42, item: 'tea' };
     const first = await post(hooks[0]!, payload, { 'idempotency-key': 'order-42' });
@@ -147,15 +147,15 @@ describe('webhooks', function () {
     assert.equal((await post(rotated, {})).status, 202);
 
     // A schedule put in front, B's message edited in place: both keep their URLs at their new index.
-    const republished = await ws.agent(agent.id).setTriggers([
+    await ws.agent(agent.id).setTriggers([
       { kind: 'schedule', cron: '0 9 * * 1', message: 'weekly' },
       { kind: 'webhook', message: 'A' },
       { kind: 'webhook', message: 'B, edited' },
     ]);
-    assert.deepEqual(republished.webhooks?.map((h) => [h.id, h.url, h.triggerIndex]), [[a!.id, rotated.url, 1], [b!.id, b!.url, 2]]);
+    assert.deepEqual((await ws.agent(agent.id).webhooks()).map((h) => [h.id, h.url, h.triggerIndex]), [[a!.id, rotated.url, 1], [b!.id, b!.url, 2]]);
     // A removed: its URL stops; B (same message and url) keeps its own.
-    const without = await ws.agent(agent.id).setTriggers([{ kind: 'webhook', message: 'B, edited' }]);
-    assert.deepEqual(without.webhooks?.map((h) => h.url), [b!.url]);
+    await ws.agent(agent.id).setTriggers([{ kind: 'webhook', message: 'B, edited' }]);
+    assert.deepEqual((await ws.agent(agent.id).webhooks()).map((h) => h.url), [b!.url]);
     assert.equal((await post(rotated, {})).status, 404);
     await waitFor('the runs done', () => api.db('turns').whereIn('conversation_id', api.db('conversations').where({ agent_id: agent.id }).select('id')).where({ status: 'running' }), (r) => r.length === 0);
     await ws.agent(agent.id).delete();
@@ -164,8 +164,9 @@ describe('webhooks', function () {
 
   it('a workspace without credits answers 409 insufficient_credits and starts no run', async () => {
     const poor = await api.newWorkspace({ credits: 0 });
-    const created = await call<{ id: string; webhooks: Webhook[] }>(api.baseURL, 'POST', '/v1/agents', { apiKey: poor.apiKey, body: { name: 'Broke', triggers: [{ kind: 'webhook' }] } });
-    const res = await post(created.body.webhooks[0]!, { x: 1 });
+    const created = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey: poor.apiKey, body: { name: 'Broke', triggers: [{ kind: 'webhook' }] } });
+    const listed = await call<{ data: Webhook[] }>(api.baseURL, 'GET', `/v1/agents/${created.body.id}/webhooks`, { apiKey: poor.apiKey });
+    const res = await post(listed.body.data[0]!, { x: 1 });
     assert.deepEqual([res.status, res.body.error.code], [409, 'insufficient_credits']);
     assert.equal((await api.db('conversations').where({ agent_id: created.body.id })).length, 0);
   });
@@ -176,7 +177,7 @@ describe('webhooks', function () {
       const { agent, hooks } = await webhookAgent([{ kind: 'webhook', message: 'Greet', url: target.url }]);
       const secret = await ws.agent(agent.id).mintWebhookSigningSecret(hooks[0]!.id);
       assert.match(secret, /^whsec_/);
-      assert.equal((await ws.agent(agent.id).get()).webhooks?.[0]?.signingSecret, true);
+      assert.equal((await ws.agent(agent.id).webhooks())[0]?.signingSecret, true);
       const accepted = await post(hooks[0]!, { name: 'Ada' });
       assert.equal(accepted.status, 202);
       await waitFor('two delivery attempts', () => target.got.length, (n) => n >= 2);

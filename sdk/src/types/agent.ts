@@ -1,4 +1,4 @@
-import type { Trigger, Webhook } from './trigger.js';
+import type { Trigger } from './trigger.js';
 
 /**
  * Agents: the record of one version, its parts, and the fields of `create` and `update`. Field
@@ -161,11 +161,6 @@ export interface AgentRecord {
   parameters: Parameter[];
   /** What starts runs. */
   triggers: Trigger[];
-  /**
-   * Read-only: the inbound URL of each `webhook` trigger. Present on records of the latest
-   * version (create, list, `get()` without `version`, every publishing call).
-   */
-  webhooks?: Webhook[];
   /** MCP servers whose tools the agent can call. */
   mcpServers: McpServer[];
   /** HTTP endpoints exposed as tools. */
