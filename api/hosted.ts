@@ -9,12 +9,14 @@ import type { DeploymentsRepository } from '../db/repositories/deployments';
 import { publicTokenContext } from '../domain/public-token';
 import type { SecretBox } from '../domain/secret-box';
 import type { ApiContext, ApiState } from './context';
+import { DOCS_CSP, renderDocsPage } from './docs-page';
 
 const DIST = path.resolve(__dirname, '../embed/dist');
 const ASSETS: Record<string, string> = {
   'v1.js': 'application/javascript; charset=utf-8',
   'chat.js': 'application/javascript; charset=utf-8',
   'chat.css': 'text/css; charset=utf-8',
+  'redoc.standalone.js': 'application/javascript; charset=utf-8',
 };
 
 /**
@@ -138,6 +140,15 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
   };
 
   router.get('/embed/v1.js', (ctx) => sendAsset(ctx, 'v1.js'));
+  // The API reference, on the API's host (agent hosts serve only their page and public routes).
+  router.get('/docs', (ctx) => {
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.type = 'html';
+    ctx.body = renderDocsPage();
+  });
+  router.get('/docs/redoc.js', (ctx) => sendAsset(ctx, 'redoc.standalone.js'));
   router.get('/embed/assets/:file', async (ctx, next) => {
     const name = ctx.params.file ?? '';
     if (name === 'v1.js' || !(name in ASSETS)) return next();

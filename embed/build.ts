@@ -1,9 +1,9 @@
 /**
  * Builds the browser assets into embed/dist: v1.js (the embed script, one IIFE, budget 4 KB
- * gzip), chat.js and chat.css (the hosted chat page). Run directly to build and check the budget:
+ * gzip), chat.js and chat.css (the hosted chat page), and a copy of Redoc for the docs page. Run directly to build and check the budget:
  * `node --require tsx/cjs embed/build.ts`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
@@ -46,6 +46,9 @@ export async function buildEmbed(opts: { outdir?: string } = {}): Promise<BuiltF
     'v1.js': await bundle('loader/main.ts', { define: { LOADER_CSS: JSON.stringify(loaderCss.trim()) } }),
     'chat.js': await bundle('chat/main.ts'),
     'chat.css': await bundle('chat/chat.css', { format: undefined }),
+    // The API docs page (`GET /docs`) renders the OpenAPI document with Redoc's prebuilt bundle,
+    // served from our own origin (no CDN). A devDependency: only this copy reaches the image.
+    'redoc.standalone.js': readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8'),
   };
   mkdirSync(outdir, { recursive: true });
   return Object.entries(files).map(([name, text]) => {

@@ -28,9 +28,9 @@ describe('embed build', () => {
   });
   after(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('writes v1.js, chat.js and chat.css, and v1.js stays within its 4 KB gzip budget', async () => {
+  it('writes v1.js, chat.js, chat.css and the docs page Redoc bundle, and v1.js stays within its 4 KB gzip budget', async () => {
     const files = await buildEmbed({ outdir });
-    assert.deepEqual(files.map((f) => path.basename(f.file)).sort(), ['chat.css', 'chat.js', 'v1.js']);
+    assert.deepEqual(files.map((f) => path.basename(f.file)).sort(), ['chat.css', 'chat.js', 'redoc.standalone.js', 'v1.js']);
     for (const f of files) assert.equal(readFileSync(f.file).length, f.bytes);
     const loader = files.find((f) => f.file.endsWith('v1.js'));
     assert.ok(loader && loader.gzipBytes <= LOADER_GZIP_BUDGET, `v1.js is ${loader?.gzipBytes} bytes gzip`);
