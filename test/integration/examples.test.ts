@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { startTestApi, type TestApi } from '../support/api';
+import { type EverythingServer, startEverything } from '../support/mcp-everything';
+import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+
+/**
+ * Every program in examples/ runs green against the test service, as a developer runs it
+ * (`npx tsx examples/<name>.ts` with SERVICE_API_KEY and SERVICE_BASE_URL), so none can rot.
+ * Loopback is allowed for tools here, so the HTTP tool and MCP examples reach local servers.
+ */
+
+const root = path.resolve(__dirname, '../..');
+const RUN_LIMIT_MS = 90_000;
+
+function runExample(name: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join('examples', `${name}.ts`), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe('examples/ run against the service', function () {
+  this.timeout(RUN_LIMIT_MS + 30_000);
+  let api: TestApi;
+  let worker: { stop(): Promise<void> };
+  let everything: EverythingServer;
+  let echo: http.Server;
+  let env: Record<string, string>;
+  const echoed: string[] = [];
+
+  before(async () => {
+    const config = isolatedConfig(isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.1/32' }));
+    api = await startTestApi({ config });
+    worker = await startInProcessWorker(config);
+    everything = await startEverything('http');
+    // An echo endpoint for the HTTP tool example, recording what the tool sent.
+    echo = http.createServer((req, res) => {
+      echoed.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ order: '42', status: 'shipped', auth: req.headers.authorization }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const { apiKey } = await api.newWorkspace({ credits: 1000 });
+    env = {
+      SERVICE_API_KEY: apiKey,
+      SERVICE_BASE_URL: api.baseURL,
+      EXAMPLE_HTTP_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
+      EXAMPLE_MCP_URL: everything.url,
+    };
+  });
+  after(async () => {
+    await worker?.stop();
+    await api?.stop();
+    await everything?.stop();
+    echo?.close();
+  });
+
+  const expectations: Array<[name: string, args: string[], expect: RegExp[]]> = [
+    ['quick-start', [], [/You said: Hello! What can you do\?/, /reply: \(offline model\) You said: Thanks, bye\./, /messages stored: 4/]],
+    ['http-tool-with-secret', [], [/tool lookup_order: end \(ok: true\)/, /shipped/, /token visible in reply: false/]],
+    ['mcp-server', [], [/tool everything\.echo: end \(ok: true\)/, /hello from MCP/]],
+    ['scheduled-agent', [], [/waiting for two runs/, /(You said: Status report, please\.[\s\S]*){2}/]],
+    ['project-two-members', [], [/task: .*Writer.*\[done\]/, /task: .*Reviewer.*\[done\]/, /project files: .*notes\.md/]],
+    ['embed-page', ['--check'], [/page has the tag: true; v1\.js: 200; public agent: 200/]],
+  ];
+
+  for (const [name, args, expect] of expectations) {
+    it(`${name} exits 0 and prints what it promises`, async () => {
+      const { code, out } = await runExample(name, env, args);
+      assert.equal(code, 0, out);
+      for (const pattern of expect) assert.match(out, pattern, out);
+      if (name === 'http-tool-with-secret') assert.ok(echoed.some((line) => line.includes('/orders/42 Bearer example-token-123')), echoed.join('\n'));
+    });
+  }
+});
