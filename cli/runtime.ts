@@ -10,6 +10,7 @@ import type { Logger } from '../infra/logger';
 import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
 import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
 import type * as ActivityDepsModule from '../workers/activity-deps';
+import type * as WorkerHealthModule from '../workers/health-server';
 import type * as WorkerModule from '../workers/worker';
 
 // Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
@@ -24,6 +25,7 @@ const workerSide = () => ({
   ...(require('../workers/activity-deps') as typeof ActivityDepsModule),
   ...(require('../infra/temporal-runtime') as typeof TemporalRuntimeModule),
   ...(require('../workers/worker') as typeof WorkerModule),
+  ...(require('../workers/health-server') as typeof WorkerHealthModule),
 });
 
 /** Loads both sides now (`start` runs both, and loads them before it waits on anything). */
@@ -84,7 +86,7 @@ export async function runWorker(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable> {
-  const { activityDepsFromConfig, createActivities, installTemporalRuntime, startWorkers } = workerSide();
+  const { activityDepsFromConfig, createActivities, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
   installTemporalRuntime(opts.logger);
   const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   let connection: NativeConnection | undefined;
@@ -101,9 +103,21 @@ export async function runWorker(opts: {
       logger: opts.logger,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
+    const health =
+      opts.config.WORKER_HEALTH_PORT === undefined
+        ? undefined
+        : await startWorkerHealthServer({
+            port: opts.config.WORKER_HEALTH_PORT,
+            host: opts.config.HOST,
+            db,
+            temporal: workers.client,
+            polling: () => workers.polling(),
+            logger: opts.logger,
+          });
     const conn = connection;
     return {
       async stop() {
+        await health?.close();
         await workers.shutdown();
         await conn.close();
         await db.destroy();

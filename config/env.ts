@@ -44,6 +44,8 @@ const providerUrl = (example: string) =>
 export const envSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** `hosted-agents worker`: serve /healthz and /readyz on this port (on HOST); unset: no HTTP at all. */
+  WORKER_HEALTH_PORT: port.optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })

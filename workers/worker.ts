@@ -30,6 +30,10 @@ interface WorkerSetOptions {
 
 export interface WorkerSet {
   identity: string;
+  /** A Temporal client over the workers' connection (liveness sweep, readiness checks). */
+  client: Client;
+  /** Whether every worker still polls (readiness). */
+  polling(): boolean;
   /** Resolves when both workers have drained and stopped. */
   shutdown(): Promise<void>;
   /** Resolves (or rejects) when the workers stop for any reason. */
@@ -97,9 +101,10 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
     ),
   );
   // Stamps before the first poll: an attempt recorded under an identity that never stamped is an orphan.
+  const client = new Client({ connection: opts.connection, namespace: opts.namespace });
   const sweeper = await startOrphanSweeper({
     liveness: opts.liveness,
-    client: new Client({ connection: opts.connection, namespace: opts.namespace }),
+    client,
     identity,
     logger: opts.logger,
   });
@@ -107,6 +112,8 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
   const done = Promise.all(workers.map((w) => w.run())).then(() => undefined).finally(() => sweeper.stop());
   return {
     identity,
+    client,
+    polling: () => workers.every((w) => w.getState() === 'RUNNING'),
     done,
     async shutdown() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -18,6 +18,22 @@ describe('hosted-agents api and worker on SIGTERM', function () {
     });
   }
 
+  it('the worker answers /healthz and /readyz on WORKER_HEALTH_PORT: polling, PostgreSQL and Temporal ok', async () => {
+    const port = await freePort();
+    const worker = await spawnWorker(isolatedEnv({ WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' }));
+    try {
+      const live = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.deepEqual([live.status, await live.json()], [200, { status: 'ok' }]);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready', checks: { postgres: 'ok', temporal: 'ok', polling: 'ok' } }]);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/v1/agents`)).status, 404, 'the worker serves nothing else');
+    } finally {
+      const done = exited(worker);
+      worker.kill('SIGTERM');
+      assert.equal(await done, 0, worker.output());
+    }
+  });
+
   it('the worker drains and exits 0', async () => {
     const worker = await spawnWorker(isolatedEnv({}));
     const done = exited(worker);
