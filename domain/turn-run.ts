@@ -13,6 +13,13 @@ export interface TurnLimits {
   heartbeatTimeoutMs: number;
   /** First retry delay of a model call (doubled each time, honouring Retry-After). */
   modelRetryInitialMs: number;
+  /**
+   * A turn still running this long ends with an `error` event (`TURN_TIMEOUT_MS`). Absent, like
+   * `reserveCredits`, only from the inputs of schedules written before it existed.
+   */
+  turnTimeoutMs?: number;
+  /** Credits a turn holds back from the workspace's balance while it runs (`TURN_RESERVE_CREDITS`). */
+  reserveCredits?: number;
 }
 
 export interface TurnInput {
