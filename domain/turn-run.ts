@@ -27,6 +27,9 @@ export interface TurnInput {
   limits: TurnLimits;
 }
 
+/** What a cancelled turn's `error` event says (written by its workflow, or by the API when the workflow is gone). */
+export const TURN_CANCELLED_MESSAGE = 'the turn was cancelled';
+
 /** The turn's workflow id, derived from the turn id so that a repeated start finds the same run. */
 export const turnWorkflowId = (turnId: string) => `turn-${turnId}`;
 

@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { TurnState } from '../domain/conversation';
 import { AppError } from '../domain/errors';
-import { turnWorkflowId } from '../domain/turn-run';
+import { TURN_CANCELLED_MESSAGE, turnWorkflowId } from '../domain/turn-run';
 
 interface TurnCancelDeps {
   db: Db;
@@ -12,9 +12,6 @@ interface TurnCancelDeps {
   /** How long `cancelAndWait` waits for the workflow to end the turn before answering `running`. */
   waitMs: number;
 }
-
-/** What a cancelled turn's `error` event says. */
-export const CANCELLED_MESSAGE = 'the turn was cancelled';
 
 /**
  * Cancelling a turn is cancelling its workflow (Temporal cancellation): the workflow cancels the
@@ -33,7 +30,7 @@ export class TurnCancellation {
       if (!(e instanceof WorkflowNotFoundError)) throw new AppError('temporal_unavailable', 'the turn could not be cancelled; try again');
       // No workflow to do it (or it has just closed, having ended the turn: then this writes nothing).
       await this.deps.db.transaction((trx) =>
-        this.deps.repos.turns.finish({ turnId, status: 'cancelled', terminal: { type: 'error', message: CANCELLED_MESSAGE, retryable: false } }, trx),
+        this.deps.repos.turns.finish({ turnId, status: 'cancelled', terminal: { type: 'error', message: TURN_CANCELLED_MESSAGE, retryable: false } }, trx),
       );
     }
   }

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation,
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import type { TranscriptItem, TranscriptToolCall } from '../domain/turn-transcript';
-import { nonRetryableTurnFailures, TurnFailure, type TurnInput } from '../domain/turn-run';
+import { nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
 
 /** Runs one tool call of a turn and gives the model its result. */
 export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
@@ -74,7 +74,7 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
     else await settle(() => bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
   } catch (err) {
     const end = workflowScope.consideredCancelled
-      ? { message: 'the turn was cancelled', retryable: false, cancelled: true }
+      ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
       : loop.consideredCancelled && isCancellation(err)
         ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
         : describeFailure(err);
