@@ -5,6 +5,7 @@ import type { AgentConfig } from '../domain/agent';
 import { titleFrom } from '../domain/conversation';
 import { missingRequirements } from '../domain/credentials';
 import { readSupplied, suppliedView } from '../services/credentials';
+import { admitTurn } from '../services/turn-admission';
 
 /**
  * What the runs that start an agent's turn on their own share (a trigger run, a manager's
@@ -40,14 +41,19 @@ export async function missingOnAgent(repos: Repositories, agentId: string, confi
   return requires.length > 0 ? `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}` : undefined;
 }
 
-/** The user message, a running turn and its `start` event, as `ask` writes them. Returns the turn id. */
+/**
+ * The user message, a running turn (holding `reserve` credits) and its `start` event, as `ask`
+ * writes them. Returns the turn id. Callers check `creditRefusal` first, under the same
+ * transaction, so a refusal here is a bug.
+ */
 export async function openTurn(
   repos: Repositories,
-  { conversation, message }: { conversation: ConversationRow; message: string },
+  { conversation, message, reserve }: { conversation: ConversationRow; message: string; reserve: number },
   trx: Knex.Transaction,
 ): Promise<string> {
-  const turn = await repos.turns.createRunning({ conversationId: conversation.id, workspaceId: conversation.workspace_id }, trx);
-  if (!turn) throw new Error('the new conversation already has a running turn');
+  const admitted = await admitTurn(repos, { conversation, reserve }, trx);
+  if ('refused' in admitted) throw new Error(`the new conversation's turn was refused: ${admitted.message}`);
+  const turn = { id: admitted.turnId };
   await repos.conversations.addUserMessage({ conversationId: conversation.id, turnId: turn.id, content: message, attachments: [] }, trx);
   const title = titleFrom(message);
   if (title) await repos.conversations.setTitleIfMissing({ conversationId: conversation.id, title }, trx);

@@ -10,6 +10,7 @@ import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
 import { missingOnAgent, openTurn, versionInForce } from './agent-turn-start';
 import { type ToolCallResult, upsert } from './tool-call';
 import { loadTurnContext } from './turn-context';
+import { creditRefusal } from '../services/turn-admission';
 
 interface DelegationDeps {
   db: Db;
@@ -56,7 +57,7 @@ export function createDelegationActivities(deps: DelegationDeps) {
      * in force (production for a deployed freelancer, else the latest), as triggers pin. Anything
      * wrong is a failed tool call the manager sees, never a failed turn. Idempotent per call.
      */
-    async startDelegation({ turnId, call }: TurnRef & { call: TranscriptToolCall }): Promise<DelegationStart> {
+    async startDelegation({ turnId, call, reserve }: TurnRef & { call: TranscriptToolCall; /** Credits the member's turn reserves. */ reserve: number }): Promise<DelegationStart> {
       const context = await loadTurnContext(repos, turnId);
       if (context.kind !== 'manager') throw ApplicationFailure.nonRetryable(`turn ${turnId} is not a manager's turn`, TurnFailure.turnMissing);
       const { project, conversation, turn } = context;
@@ -90,8 +91,8 @@ export function createDelegationActivities(deps: DelegationDeps) {
         }
         const inForce = await versionInForce(repos, { workspaceId: turn.workspace_id, agentId }, trx);
         if (!inForce) return { problem: `agent ${agentId} no longer exists` };
-        const workspace = await repos.workspaces.get({ id: turn.workspace_id }, trx);
-        if (!workspace || workspace.credits <= 0) return { problem: 'the workspace has no credits left' };
+        const refused = await creditRefusal(repos, { workspaceId: turn.workspace_id, agentId, reserve }, trx);
+        if (refused) return { problem: refused };
         const missing = await missingOnAgent(repos, agentId, inForce.config, trx);
         if (missing) return { problem: `${member.name} is not ready (${missing})` };
         // The conversation's values of the parameters the member declares; the rest are not its business.
@@ -108,7 +109,7 @@ export function createDelegationActivities(deps: DelegationDeps) {
           },
           trx,
         );
-        const childTurn = await openTurn(repos, { conversation: created, message: task }, trx);
+        const childTurn = await openTurn(repos, { conversation: created, message: task, reserve }, trx);
         return { child: { turnId: childTurn, conversationId: created.id, agentId, name: member.name } };
       });
       if ('problem' in outcome) return refuse(outcome.problem);

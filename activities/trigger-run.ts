@@ -17,7 +17,7 @@ export function createTriggerRunActivities(deps: TriggerRunDeps) {
      * turn it already started.
      */
     async startTriggerRun({ run, ...input }: TriggerRunInput & { run: string }): Promise<TriggerRunResult> {
-      const started = await deps.db.transaction((trx) => startTriggerConversation(deps.repos, trx, { ...input, run }));
+      const started = await deps.db.transaction((trx) => startTriggerConversation(deps.repos, trx, { ...input, run, reserve: input.limits.reserveCredits ?? 0 }));
       return 'skipped' in started ? started : { turnId: started.turnId, conversationId: started.conversationId };
     },
   };

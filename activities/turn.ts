@@ -9,7 +9,9 @@ import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import type { Project } from '../domain/project';
 import { TurnFailure } from '../domain/turn-run';
+import type { TurnEvent } from '../domain/turn-events';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
+import type { Knex } from 'knex';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
 import { buildSystemPrompt } from './prompt';
 import type { ToolRunner } from './tools/types';
@@ -163,32 +165,61 @@ export function createTurnActivities(deps: TurnDeps) {
      * transaction, keyed by the turn id so a retried activity writes nothing twice.
      */
     async finishTurn(input: TurnRef & { reply: string; usage: ModelUsage }): Promise<void> {
-      const context = await loadTurnContext(deps.repos, input.turnId);
-      const { conversation } = context;
-      // A manager's turn is debited at the project's grade; each delegated member turn is its own turn, debited at its agent's.
-      const tokens = input.usage.inputTokens + input.usage.outputTokens;
-      const cost = Math.round((tokens / 1000) * deps.creditsPer1kTokens[turnGrade(context)] * 1e6) / 1e6;
-      await deps.db.transaction(async (trx) => {
-        const finished = await deps.repos.turns.finish(
-          { turnId: input.turnId, status: 'done', terminal: { type: 'done', reply: input.reply }, usage: input.usage, cost },
-          trx,
-        );
-        if (!finished) return;
+      await settleTurn(deps, input.turnId, input.usage, { type: 'done', reply: input.reply }, async (trx, conversation) => {
         await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: input.reply }, trx);
-        await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId: input.turnId, amount: cost }, trx);
       });
     },
 
-    /** Ends the turn with an `error` event (no reply, no debit). Idempotent. */
-    async failTurn(input: TurnRef & { message: string; retryable: boolean }): Promise<void> {
-      await deps.db.transaction((trx) =>
-        deps.repos.turns.finish(
-          { turnId: input.turnId, status: 'error', terminal: { type: 'error', message: input.message, retryable: input.retryable } },
-          trx,
-        ),
-      );
+    /**
+     * Ends the turn with an `error` event (no reply), debiting the usage of the model steps it
+     * completed — a failed, cancelled or timed-out turn still cost what the provider ran. Idempotent.
+     */
+    async failTurn(input: TurnRef & { message: string; retryable: boolean; usage?: ModelUsage; cancelled?: boolean }): Promise<void> {
+      const usage = input.usage ?? { inputTokens: 0, outputTokens: 0 };
+      const terminal: TurnEvent = { type: 'error', message: input.message, retryable: input.retryable };
+      await settleTurn(deps, input.turnId, usage, terminal, async () => undefined, input.cancelled ? 'cancelled' : 'error');
     },
   };
+}
+
+/**
+ * The grade a turn is debited at: a manager's turn at the project's, each delegated member turn
+ * (its own turn) at its agent's. A turn whose agent version is gone — the reason it failed —
+ * still pays for what it used, at the standard rate.
+ */
+async function gradeOf(deps: TurnDeps, turnId: string): Promise<AgentConfig['grade']> {
+  try {
+    return turnGrade(await loadTurnContext(deps.repos, turnId));
+  } catch (e) {
+    if (e instanceof ApplicationFailure && e.type === TurnFailure.agentGone) return 'standard';
+    throw e;
+  }
+}
+
+/**
+ * Ends a running turn with its terminal event and debits its usage, with `write` in between, in
+ * one transaction keyed by the turn id (a retried call finds it ended and writes nothing). Its
+ * reservation ends with it. A turn of a conversation that is gone has nothing left to settle.
+ */
+async function settleTurn(
+  deps: TurnDeps,
+  turnId: string,
+  usage: ModelUsage,
+  terminal: TurnEvent,
+  write: (trx: Knex.Transaction, conversation: ConversationRow) => Promise<void>,
+  status: 'done' | 'error' | 'cancelled' = 'done',
+): Promise<void> {
+  const found = await deps.repos.turns.withContext({ turnId });
+  if (!found) return;
+  const tokens = usage.inputTokens + usage.outputTokens;
+  const cost = tokens === 0 ? 0 : Math.round((tokens / 1000) * deps.creditsPer1kTokens[await gradeOf(deps, turnId)] * 1e6) / 1e6;
+  const { conversation } = found;
+  await deps.db.transaction(async (trx) => {
+    if (!(await deps.repos.turns.finish({ turnId, status: terminal.type === 'done' ? 'done' : status, terminal, usage, cost }, trx))) return;
+    await write(trx, conversation);
+    // An answered turn always has its debit row; a failed one only when it consumed something.
+    if (terminal.type === 'done' || cost > 0) await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId, amount: cost }, trx);
+  });
 }
 
 export type TurnActivities = ReturnType<typeof createTurnActivities>;

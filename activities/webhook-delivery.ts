@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { TurnStatus } from '../db/repositories/turns';
 import { Webhook } from 'standardwebhooks';
 import type { Repositories } from '../db/repositories';
 import { iso } from '../db/rows';
@@ -29,7 +30,7 @@ interface DeliveryBody {
     conversationId: string;
     webhookId: string;
     triggerIndex: number;
-    status: 'done' | 'error';
+    status: Exclude<TurnStatus, 'running'>;
     reply?: string;
     error?: { message: string; retryable: boolean };
   };

@@ -15,6 +15,8 @@ import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
+import { CreditCapsService } from '../services/credit-caps';
+import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
 import type { ApiDeps, ApiState } from './context';
@@ -37,6 +39,7 @@ import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
+import { creditCapRoutes } from './routes/credit-caps';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
@@ -51,6 +54,8 @@ function turnLimits(config: Config): TurnLimits {
     modelMaxAttempts: config.MODEL_MAX_ATTEMPTS,
     heartbeatTimeoutMs: config.MODEL_HEARTBEAT_TIMEOUT_MS,
     modelRetryInitialMs: config.MODEL_RETRY_INITIAL_MS,
+    turnTimeoutMs: config.TURN_TIMEOUT_MS,
+    reserveCredits: config.TURN_RESERVE_CREDITS,
   };
 }
 
@@ -77,6 +82,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   workspaceRoutes(r, deps);
   diagnosticsRoutes(r, deps);
   agentRoutes(r, agents);
+  creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   webhookRoutes(r, {
     webhooks,
     runs: new WebhookRuns({
@@ -95,12 +101,14 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
   projectRoutes(r, new ProjectsService(deps));
   projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config) }), deps.config.PUBLIC_BASE_URL);
+  const cancellation = new TurnCancellation({ db: deps.db, repos: deps.repos, temporal: deps.temporal, waitMs: 5000 });
   const conversations = new ConversationsService({
     db: deps.db,
     repos: deps.repos,
     temporal: deps.temporal,
     turnsQueue: deps.config.taskQueues.turns,
     limits: turnLimits(deps.config),
+    cancellation,
   });
   conversationFileRoutes(
     r,
@@ -113,7 +121,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     // Every open stream fails its reads during an outage: one line each at debug, the 503s say it at warn.
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
   };
-  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream });
+  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation });
   const oauth = new OAuthService({
     db: deps.db,
     repos: deps.repos,

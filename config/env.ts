@@ -104,6 +104,10 @@ export const envSchema = z.object({
   MODEL_MAX_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(20, 'at most 20').default(5),
   MODEL_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(10, 'at least 10').default(1000),
   MODEL_HEARTBEAT_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(10_000),
+  /** A turn still running this long ends with an `error` event, so it cannot hold its conversation. */
+  TURN_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(15 * 60_000),
+  /** Credits a turn holds back from its workspace's balance while it runs (its estimate; settled at its end). */
+  TURN_RESERVE_CREDITS: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),

@@ -119,3 +119,15 @@ export function titleFrom(text: string): string | undefined {
   if (!line) return undefined;
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
+
+/** How a turn stands, as `POST /v1/turns/:turnId/cancel` answers (our addition: the spec has no cancel). */
+export const turnStateSchema = z
+  .object({
+    turnId: z.string(),
+    status: z.enum(['running', 'done', 'error', 'cancelled']),
+  })
+  .meta({
+    id: 'TurnState',
+    description: '`cancelled`: the cancel stopped it. `done`/`error`: it had already ended (a cancel changes nothing). `running`: no worker has acted on the cancel yet; it will.',
+  });
+export type TurnState = z.infer<typeof turnStateSchema>;

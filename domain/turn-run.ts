@@ -13,12 +13,22 @@ export interface TurnLimits {
   heartbeatTimeoutMs: number;
   /** First retry delay of a model call (doubled each time, honouring Retry-After). */
   modelRetryInitialMs: number;
+  /**
+   * A turn still running this long ends with an `error` event (`TURN_TIMEOUT_MS`). Absent, like
+   * `reserveCredits`, only from the inputs of schedules written before it existed.
+   */
+  turnTimeoutMs?: number;
+  /** Credits a turn holds back from the workspace's balance while it runs (`TURN_RESERVE_CREDITS`). */
+  reserveCredits?: number;
 }
 
 export interface TurnInput {
   turnId: string;
   limits: TurnLimits;
 }
+
+/** What a cancelled turn's `error` event says (written by its workflow, or by the API when the workflow is gone). */
+export const TURN_CANCELLED_MESSAGE = 'the turn was cancelled';
 
 /** The turn's workflow id, derived from the turn id so that a repeated start finds the same run. */
 export const turnWorkflowId = (turnId: string) => `turn-${turnId}`;

@@ -17,6 +17,8 @@ import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
 import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
+import { admitTurn } from './turn-admission';
+import type { TurnCancellation } from './turn-cancel';
 
 const notFound = () => new AppError('conversation_not_found', 'no such conversation');
 
@@ -26,6 +28,7 @@ interface ConversationsDeps {
   temporal: Client;
   turnsQueue: string;
   limits: TurnLimits;
+  cancellation: TurnCancellation;
 }
 
 /**
@@ -130,10 +133,13 @@ export class ConversationsService {
     return this.deps.repos.conversations.messages({ conversationId });
   }
 
+  /** Ends the conversation and cancels its running turn, if any (that turn ends with its `error` event). */
   async end(workspaceId: string, conversationId: string): Promise<void> {
     const row = await this.deps.repos.conversations.get({ workspaceId, conversationId });
     if (!row) throw notFound();
     await this.deps.repos.conversations.end({ conversationId });
+    const running = await this.deps.repos.turns.running({ conversationId });
+    if (running) await this.deps.cancellation.request(running.id);
   }
 
   /**
@@ -147,13 +153,9 @@ export class ConversationsService {
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
       const run = row.agent_id ? await this.agentRun(row, trx) : await managerRun(repos, row, trx);
-      const workspace = await repos.workspaces.get({ id: workspaceId }, trx);
-      if (!workspace || workspace.credits <= 0) throw new AppError('insufficient_credits', 'the workspace has no credits left');
-      const turn = await repos.turns.createRunning({ conversationId, workspaceId }, trx);
-      if (!turn) {
-        const running = await repos.turns.running({ conversationId }, trx);
-        throw new AppError('turn_in_progress', `turn ${running?.id ?? ''} of this conversation is still running`.replace('  ', ' '));
-      }
+      const admitted = await admitTurn(repos, { conversation: row, reserve: this.deps.limits.reserveCredits ?? 0 }, trx);
+      if ('refused' in admitted) throw new AppError(admitted.refused, admitted.message);
+      const turn = { id: admitted.turnId };
       const attachments = await this.storeAttachments(row, turn.id, input, trx);
       await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
       const title = titleFrom(input.text);

@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import { missingOnAgent, openTurn, versionInForce } from '../activities/agent-turn-start';
 import { resolveParameters } from '../domain/conversation';
 import type { TriggerRunSkip } from '../domain/trigger-runs';
+import { creditRefusal } from './turn-admission';
 
 /** What starts a run: the trigger (kind and index in the latest version's `triggers`) and the run's unique key. */
 export interface TriggerConversationInput {
@@ -13,6 +14,8 @@ export interface TriggerConversationInput {
   message: string;
   /** Unique per run (stored on the conversation): a repeat finds the run it started. */
   run: string;
+  /** Credits the turn reserves while it runs (`TURN_RESERVE_CREDITS`). */
+  reserve: number;
 }
 
 export type TriggerConversationResult =
@@ -39,8 +42,8 @@ export async function startTriggerConversation(repos: Repositories, trx: Knex.Tr
   // fired between a publish and its reconcile checks that it still stands there.
   const latest = version === current ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: current }, trx);
   if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
-  const workspace = await repos.workspaces.get({ id: input.workspaceId }, trx);
-  if (!workspace || workspace.credits <= 0) return { skipped: 'insufficient_credits', detail: 'the workspace has no credits left' };
+  const refused = await creditRefusal(repos, { workspaceId: input.workspaceId, agentId: input.agentId, reserve: input.reserve }, trx);
+  if (refused) return { skipped: 'insufficient_credits', detail: refused };
   const missing = await missingOnAgent(repos, input.agentId, config, trx);
   if (missing) return { skipped: 'conversation_not_ready', detail: missing };
   const params = resolveParameters(config.parameters, {});
@@ -49,6 +52,6 @@ export async function startTriggerConversation(repos: Repositories, trx: Knex.Tr
     { workspaceId: input.workspaceId, agentId: input.agentId, version, parameters: params.values, trigger: { ...input.trigger, run } },
     trx,
   ));
-  const turnId = await openTurn(repos, { conversation, message: input.message }, trx);
+  const turnId = await openTurn(repos, { conversation, message: input.message, reserve: input.reserve }, trx);
   return { turnId, conversationId: conversation.id, repeated: false };
 }

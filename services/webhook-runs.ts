@@ -29,7 +29,7 @@ const notFound = () => new AppError('webhook_not_found', 'no such webhook (unkno
 function refusal(skip: TriggerRunSkip): AppError {
   switch (skip.skipped) {
     case 'insufficient_credits':
-      return new AppError('insufficient_credits', 'the workspace has no credits left');
+      return new AppError('insufficient_credits', skip.detail ?? 'the workspace has no credits left');
     case 'conversation_not_ready':
       return new AppError('conversation_not_ready', `the agent cannot run: ${skip.detail ?? 'a requirement is not supplied'}`);
     case 'agent_gone':
@@ -120,6 +120,7 @@ export class WebhookRuns {
         trigger: { kind: 'webhook', index: hook.trigger_index },
         message: webhookPrompt(trigger.message, payload),
         run,
+        reserve: this.deps.limits.reserveCredits ?? 0,
       });
       return 'skipped' in started ? started : { ...started, url: trigger.url };
     });

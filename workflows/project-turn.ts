@@ -17,15 +17,16 @@ export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void
     retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 },
   });
   await runTurn(input, async (call) => {
-    const started = await delegation.startDelegation({ turnId: input.turnId, call });
+    const started = await delegation.startDelegation({ turnId: input.turnId, call, reserve: input.limits.reserveCredits ?? 0 });
     if ('result' in started) return started.result;
     const { child } = started;
     try {
       await executeChild<typeof turnWorkflow>('turnWorkflow', {
         workflowId: turnWorkflowId(child.turnId),
         args: [{ turnId: child.turnId, limits: input.limits }],
-        // The member's turn ends itself with a terminal event on every path; a manager's turn that
-        // is cancelled or terminated must not cut it short.
+        // The member's turn ends itself with a terminal event on every path. A manager's turn that
+        // is cancelled (or runs out of time) cancels it, as its in-flight work, and waits for it to
+        // end; one that is terminated (no code of it runs) leaves it to finish on its own.
         parentClosePolicy: ParentClosePolicy.ABANDON,
         typedSearchAttributes: [
           { key: WorkspaceIdKey, value: input.workspaceId },

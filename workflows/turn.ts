@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import type { TranscriptItem, TranscriptToolCall } from '../domain/turn-transcript';
-import { nonRetryableTurnFailures, TurnFailure, type TurnInput } from '../domain/turn-run';
+import { nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
 
 /** Runs one tool call of a turn and gives the model its result. */
 export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
@@ -20,7 +20,15 @@ export async function turnWorkflow(input: TurnInput): Promise<void> {
   await runTurn(input, (call) => tools.runTool({ turnId: input.turnId, call }));
 }
 
-/** The loop of a turn, whoever runs its tool calls (the agent's tools, or a manager's delegations). */
+/**
+ * The loop of a turn, whoever runs its tool calls (the agent's tools, or a manager's delegations).
+ * The loop runs in a cancellation scope with the turn's deadline (`limits.turnTimeoutMs`): a
+ * workflow execution timeout would kill the workflow without running any of its code, leaving the
+ * turn `running` and its conversation refusing asks, so the deadline is a timer of the workflow
+ * itself. Cancelling the workflow (`POST /v1/turns/:turnId/cancel`, `conversation.end()`) cancels
+ * the scope too. Either way the in-flight activity (or delegated child turn) is cancelled and the
+ * turn is ended — in a non-cancellable scope — with one `error` event, debiting what it consumed.
+ */
 export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<void> {
   const model = proxyActivities<TurnActivities>({
     startToCloseTimeout: '10 minutes',
@@ -39,28 +47,38 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
   });
-  const transcript: TranscriptItem[] = [];
+  // The end of a turn is written whatever happens to the loop.
+  const settle = (end: () => Promise<void>) => CancellationScope.nonCancellable(end);
   const usage = { inputTokens: 0, outputTokens: 0 };
-  let reply = '';
+  const workflowScope = CancellationScope.current();
+  const loop = new CancellationScope({ cancellable: true, ...(limits.turnTimeoutMs ? { timeout: limits.turnTimeoutMs } : {}) });
   try {
-    for (let step = 1; step <= limits.maxSteps; step++) {
-      const result = await model.modelStep({ turnId, step, transcript });
-      usage.inputTokens += result.usage.inputTokens;
-      usage.outputTokens += result.usage.outputTokens;
-      reply += result.text;
-      if (result.toolCalls.length === 0) {
-        await bookkeeping.finishTurn({ turnId, reply, usage });
-        return;
+    const outcome = await loop.run(async () => {
+      const transcript: TranscriptItem[] = [];
+      let reply = '';
+      for (let step = 1; step <= limits.maxSteps; step++) {
+        const result = await model.modelStep({ turnId, step, transcript });
+        usage.inputTokens += result.usage.inputTokens;
+        usage.outputTokens += result.usage.outputTokens;
+        reply += result.text;
+        if (result.toolCalls.length === 0) return { reply };
+        transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+        for (const call of result.toolCalls) {
+          const outcome = await runCall(call);
+          transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
+        }
       }
-      transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
-      for (const call of result.toolCalls) {
-        const outcome = await runCall(call);
-        transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
-      }
-    }
-    await bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false });
+      return undefined;
+    });
+    if (outcome) await settle(() => bookkeeping.finishTurn({ turnId, reply: outcome.reply, usage }));
+    else await settle(() => bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
   } catch (err) {
-    await bookkeeping.failTurn({ turnId, ...describeFailure(err) });
+    const end = workflowScope.consideredCancelled
+      ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
+      : loop.consideredCancelled && isCancellation(err)
+        ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
+        : describeFailure(err);
+    await settle(() => bookkeeping.failTurn({ turnId, ...end, usage }));
   }
 }
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { agentConversationSchema, askSchema, messageSchema, startConversationSchema } from '../../domain/conversation';
+import { agentConversationSchema, askSchema, messageSchema, startConversationSchema, turnStateSchema } from '../../domain/conversation';
 import { AppError } from '../../domain/errors';
 import { projectConversationSchema } from '../../domain/project-conversation';
 import type { ConversationsService } from '../../services/conversations';
+import type { TurnCancellation } from '../../services/turn-cancel';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
@@ -18,7 +19,7 @@ export const conversationList = listSchema(agentConversationSchema, { id: 'Agent
 export function conversationRoutes(
   r: ApiRouter,
   conversations: ConversationsService,
-  deps: Pick<ApiDeps, 'repos'> & { hub: TurnEventHub; stream: TurnStreamOptions },
+  deps: Pick<ApiDeps, 'repos'> & { hub: TurnEventHub; stream: TurnStreamOptions; cancellation: TurnCancellation },
 ): void {
   const stream = { turns: deps.repos.turns, hub: deps.hub };
   r.add(
@@ -64,7 +65,7 @@ export function conversationRoutes(
   r.add(
     {
       method: 'post', path: '/v1/conversations/:conversationId/end', operationId: 'endConversation', tag: 'Conversations',
-      summary: 'End the conversation; later asks answer 409 conversation_ended',
+      summary: 'End the conversation and cancel its running turn; later asks answer 409 conversation_ended',
       params: conversationIdParam,
       response: { status: 204, description: 'Ended' },
       errors: ['conversation_not_found'],
@@ -101,5 +102,15 @@ export function conversationRoutes(
       streamTurn(ctx, stream, turnId, after, deps.stream);
       return undefined;
     },
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/turns/:turnId/cancel', operationId: 'cancelTurn', tag: 'Conversations',
+      summary: 'Cancel a running turn (our addition): it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
+      params: turnIdParam,
+      response: { status: 200, description: "The turn's state: `cancelled`, or how it had already ended", schema: turnStateSchema },
+      errors: ['turn_not_found', 'temporal_unavailable'],
+    },
+    (ctx, { params }) => deps.cancellation.cancelAndWait(workspaceOf(ctx), params.turnId),
   );
 }

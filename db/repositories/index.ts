@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
+import { CreditsRepository } from './credits';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
 import { OAuthStatesRepository } from './oauth-states';
@@ -17,6 +18,7 @@ import { WorkspacesRepository } from './workspaces';
 export function createRepositories(db: Db) {
   return {
     workspaces: new WorkspacesRepository(db),
+    credits: new CreditsRepository(db),
     apiKeys: new ApiKeysRepository(db),
     probes: new ProbesRepository(db),
     agents: new AgentsRepository(db),

@@ -9,13 +9,19 @@ export interface TurnRow {
   id: string;
   conversation_id: string;
   workspace_id: string;
-  status: 'running' | 'done' | 'error';
+  status: TurnStatus;
   last_seq: number;
+  /** Credits held back from the workspace's balance while it runs. */
+  reserved: number;
+  agent_id: string | null;
   writer: string | null;
   steps: Step[];
   started_at: Date;
   finished_at: Date | null;
 }
+
+/** `cancelled`: `POST /v1/turns/:turnId/cancel` or the end of its conversation stopped it. */
+export type TurnStatus = 'running' | 'done' | 'error' | 'cancelled';
 
 interface StoredEvent {
   seq: number;
@@ -36,14 +42,20 @@ export const TURN_EVENTS_CHANNEL = 'turn_events';
 export class TurnsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Inserts a running turn; `undefined` when the conversation already has one running. */
-  async createRunning(input: { conversationId: string; workspaceId: string }, trx: Knex.Transaction): Promise<TurnRow | undefined> {
+  /**
+   * Inserts a running turn holding `reserved` credits (admitted by `credits.admit` in the same
+   * transaction); `undefined` when the conversation already has one running.
+   */
+  async createRunning(
+    input: { conversationId: string; workspaceId: string; agentId: string | null; reserved: number },
+    trx: Knex.Transaction,
+  ): Promise<TurnRow | undefined> {
     // The partial unique index (one running turn per conversation) decides races between replicas.
     const result = await trx.raw(
-      `insert into turns (id, conversation_id, workspace_id) values (?, ?, ?)
+      `insert into turns (id, conversation_id, workspace_id, agent_id, reserved) values (?, ?, ?, ?, ?)
        on conflict (conversation_id) where status = 'running' do nothing
        returning *`,
-      [newId('turn'), input.conversationId, input.workspaceId],
+      [newId('turn'), input.conversationId, input.workspaceId, input.agentId, input.reserved],
     );
     return (result as { rows: TurnRow[] }).rows[0];
   }
@@ -170,7 +182,7 @@ export class TurnsRepository {
    * when it had already ended (a retried final activity), so callers write nothing twice.
    */
   async finish(
-    input: { turnId: string; status: 'done' | 'error'; terminal: TurnEvent; usage?: unknown; cost?: number },
+    input: { turnId: string; status: Exclude<TurnStatus, 'running'>; terminal: TurnEvent; usage?: unknown; cost?: number },
     trx: Knex.Transaction,
   ): Promise<boolean> {
     const locked = await trx<TurnRow>('turns').where({ id: input.turnId }).forUpdate().first();

@@ -5,7 +5,7 @@ import { AgentKnowledge } from './knowledge.js';
 import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
 import { withRecord } from './records.js';
-import type { AgentRecord, UpdateAgentFields, Workflow } from './types/agent.js';
+import type { AgentRecord, CreditCap, UpdateAgentFields, Workflow } from './types/agent.js';
 import type { AgentConversationRecord } from './types/conversation.js';
 import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
 import type { Trigger, Webhook } from './types/trigger.js';
@@ -103,6 +103,20 @@ export class AgentHandle {
    */
   async webhooks(options: CallOptions = {}): Promise<Webhook[]> {
     return this.#http.request<Webhook[]>('GET', `${this.#path()}/webhooks`, { signal: options.signal, expect: 'list' });
+  }
+
+  /** The agent's credit cap and what its turns have spent or reserved (`GET /v1/agents/:agentId/credit-cap`, our addition). */
+  async creditCap(options: CallOptions = {}): Promise<CreditCap> {
+    return this.#http.request<CreditCap>('GET', `${this.#path()}/credit-cap`, { signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Caps the credits the agent's turns may spend in all, `null` removing the cap
+   * (`PUT /v1/agents/:agentId/credit-cap`, our addition). Once a turn would take `spent` past the
+   * cap, its start is refused with 409 `insufficient_credits`; raise the cap to go on.
+   */
+  async setCreditCap(credits: number | null, options: CallOptions = {}): Promise<CreditCap> {
+    return this.#http.request<CreditCap>('PUT', `${this.#path()}/credit-cap`, { body: { credits }, signal: options.signal, expect: 'object' });
   }
 
   /**

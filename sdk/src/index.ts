@@ -26,6 +26,7 @@ export type {
   BuiltInToolName,
   Connection,
   CreateAgentFields,
+  CreditCap,
   Filesystem,
   Grade,
   HttpTool,
@@ -45,6 +46,7 @@ export type {
   Message,
   ProjectConversationRecord,
   Requirement,
+  TurnState,
 } from './types/conversation.js';
 export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
 export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';

@@ -5,7 +5,8 @@ import { readSSE } from './sse.js';
 import { aborted, invalidResponse, toServiceError, turnFailed } from './turn-errors.js';
 import { parseEvent } from './turn-parse.js';
 import { follow, type ResumableStream } from './turn-resume.js';
-import type { Attachment } from './types/conversation.js';
+import type { CallOptions } from './options.js';
+import type { Attachment, TurnState } from './types/conversation.js';
 import type { TurnEvent } from './types/turn-event.js';
 
 /** @internal What builds a `Turn`: `conversation.ask()` sends a message, `ws.turn(turnId)` follows a turn. */
@@ -94,6 +95,9 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   #lastSeq: number | undefined;
   /** Events received so far, duplicates and unknown types excluded. */
   #received = 0;
+  /** Resolves once the turn's id is known, or the turn ended without one (refused). */
+  readonly #idKnown: Promise<void>;
+  #markIdKnown: () => void = () => undefined;
 
   /**
    * @internal Built by `conversation.ask()` (which sends the request now) and `ws.turn(turnId)`
@@ -108,7 +112,10 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     });
     // Nobody may ever await this turn (iteration only): its rejection is not "unhandled".
     this.#result.catch(() => undefined);
-    if (request.kind === 'follow') this.#turnId = request.turnId;
+    this.#idKnown = new Promise<void>((resolve) => {
+      this.#markIdKnown = resolve;
+    });
+    if (request.kind === 'follow') this.#setId(request.turnId);
     else this.#start();
   }
 
@@ -120,6 +127,23 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
    */
   get id(): string | undefined {
     return this.#turnId;
+  }
+
+  /**
+   * Cancels the turn (`POST /v1/turns/:turnId/cancel`, our addition): the service stops the model
+   * or tool call in flight (and a project manager's running delegation) and ends the turn with one
+   * `error` event — `retryable: false`, a message saying it was cancelled — which this Turn then
+   * yields as its last event (awaiting it rejects with `turn_failed`). What the turn consumed
+   * until then is billed. Resolves to the turn's state: `cancelled`, or `done` / `error` when it
+   * had already ended (nothing changes). Waits for the turn's id if the service has not answered
+   * the ask yet; a turn refused before it started rejects with that refusal.
+   */
+  async cancel(options: CallOptions = {}): Promise<TurnState> {
+    this.#start();
+    await this.#idKnown;
+    // Refused before it started (it has no id): that refusal is the answer.
+    if (this.#turnId === undefined) return this.#result.then(() => Promise.reject(new Error('the turn ended without an id')));
+    return this.#http.request<TurnState>('POST', `/v1/turns/${segment(this.#turnId, 'turn id')}/cancel`, { signal: options.signal, expect: 'object' });
   }
 
   /** Resolves to the reply; rejects with a `ServiceError` (see the class description). */
@@ -202,10 +226,16 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     wake?.();
   }
 
+  #setId(turnId: string): void {
+    this.#turnId = turnId;
+    this.#markIdKnown();
+  }
+
   /** Ends the turn with its terminal event; later calls are ignored. */
   #settle(event: TerminalEvent, error?: ServiceError): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#markIdKnown();
     this.#push(event);
     if (event.type === 'done') this.#resolve(event.reply);
     else this.#reject(withTurnId(error ?? turnFailed(event), this.#turnId));
@@ -241,7 +271,7 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
       throw error;
     }
     const turnId = response.headers.get('x-turn-id');
-    if (turnId) this.#turnId = turnId; // known before the start event: a drop before it can be resumed
+    if (turnId) this.#setId(turnId); // known before the start event: a drop before it can be resumed
     return response;
   }
 
@@ -277,7 +307,7 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
       if (seq !== undefined) this.#lastSeq = seq;
       if (event === undefined) continue; // a type this SDK does not know: skipped
       this.#received++;
-      if (event.type === 'start') this.#turnId = event.turnId;
+      if (event.type === 'start') this.#setId(event.turnId);
       if (event.type === 'done' || event.type === 'error') {
         this.#settle(event);
         return true;

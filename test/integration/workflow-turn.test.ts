@@ -104,13 +104,17 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     assert.deepEqual(calls.failTurn, []);
   });
 
+  // A failed turn is billed for the model steps it completed (each fake step uses 10 + 5 tokens).
+  const none = { inputTokens: 0, outputTokens: 0 };
+  const oneStep = { inputTokens: 10, outputTokens: 5 };
+
   it('a model that always asks for a tool: after maxSteps model calls the turn fails once with the step-limit message', async () => {
     const { calls, turnId, error, handle } = await runTurn({ modelStep: ({ step }) => modelAnswer(`step ${step}. `, [toolCall(step)]) });
     assert.equal(error, undefined, 'the run itself completes: the turn failed, the workflow did not');
     assert.deepEqual(calls.modelStep.map((c) => c.step), [1, 2, 3]);
     assert.equal(calls.runTool.length, 3, 'the tools of the last step still ran');
     assert.equal(calls.modelStep[2]?.transcript.length, 4, 'each model call saw the steps before it');
-    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the agent did not finish within 3 steps', retryable: false }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the agent did not finish within 3 steps', retryable: false, usage: { inputTokens: 30, outputTokens: 15 } }]);
     assert.deepEqual(calls.finishTurn, []);
     assert.equal((await handle.describe()).status.name, 'COMPLETED');
   });
@@ -123,7 +127,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     });
     assert.equal(error, undefined);
     assert.equal(calls.modelStep.length, 1, 'one attempt although modelMaxAttempts is 3');
-    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model rejected the request: prompt flagged by the provider', retryable: false }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model rejected the request: prompt flagged by the provider', retryable: false, usage: none }]);
     assert.deepEqual(calls.finishTurn, []);
     assert.deepEqual(await failedActivities(handle), [
       {
@@ -144,7 +148,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
       },
     });
     assert.deepEqual(calls.modelStep.map((c) => c.attempt), [1, 2, 3]);
-    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model is unavailable: HTTP 503 from the provider', retryable: true }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model is unavailable: HTTP 503 from the provider', retryable: true, usage: none }]);
     assert.deepEqual(calls.finishTurn, []);
     const [failed] = await failedActivities(handle);
     assert.deepEqual([failed?.attempt, failed?.type, failed?.retryState], [3, 'model_unavailable', 'RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED']);
@@ -160,7 +164,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     });
     assert.equal(error, undefined);
     assert.deepEqual(calls.modelStep.map((c) => [c.step, c.attempt]), [[1, 1], [2, 1]]);
-    assert.deepEqual(calls.failTurn, [{ turnId, message: gone(turnId), retryable: false }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: gone(turnId), retryable: false, usage: oneStep }]);
     assert.deepEqual(calls.finishTurn, []);
     const [failed] = await failedActivities(handle);
     assert.deepEqual([failed?.activity, failed?.attempt, failed?.type, failed?.nonRetryable], ['modelStep', 1, 'agent_gone', true]);
@@ -176,7 +180,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     assert.equal(error, undefined);
     assert.equal(calls.modelStep.length, 1);
     assert.equal(calls.runTool.length, 1, 'not retried');
-    assert.deepEqual(calls.failTurn, [{ turnId, message: `the agent of turn ${turnId} is gone`, retryable: false }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: `the agent of turn ${turnId} is gone`, retryable: false, usage: oneStep }]);
     assert.deepEqual(calls.finishTurn, []);
   });
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
+import * as creditCapDomain from '../../domain/credit-cap';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
 import * as projectConversationDomain from '../../domain/project-conversation';
@@ -105,6 +106,10 @@ const rows: Record<string, z.ZodType> = {
   WebhookTrigger: same<sdk.WebhookTrigger, TriggerKind<'webhook'>>(triggerDomain.triggerSchema),
   Webhook: same<sdk.Webhook, Out<typeof webhooksDomain.webhookSchema>>(webhooksDomain.webhookSchema),
 
+  // Cancelling a turn, and an agent's credit cap.
+  TurnState: same<sdk.TurnState, Out<typeof conversationDomain.turnStateSchema>>(conversationDomain.turnStateSchema),
+  CreditCap: same<sdk.CreditCap, Out<typeof creditCapDomain.creditCapSchema>>(creditCapDomain.creditCapSchema),
+
   // Versions and deployments.
   VersionItem: same<sdk.VersionItem, Out<typeof agentDomain.versionItemSchema>>(agentDomain.versionItemSchema),
   TestDeployment: same<sdk.TestDeployment, Out<typeof publishingDomain.testDeploymentSchema>>(publishingDomain.testDeploymentSchema),
@@ -170,6 +175,7 @@ const serverOnly: Record<string, string> = {
   publicTokenSchema: 'publicToken() and rotatePublicToken() resolve to the token string itself',
   signingSecretSchema: 'mintWebhookSigningSecret() resolves to the secret string itself',
   webhookAcceptedSchema: 'the answer of an inbound webhook POST, which senders make, not the SDK',
+  setCreditCapSchema: 'the body of `agent.setCreditCap(credits)`, which takes the number itself',
   endUserSchema: "what a visitor's page sends to public chat; the SDK reads it back as AgentConversationRecord.endUser (compared)",
   publicChatBodySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
   publicVisitorQuerySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
@@ -186,6 +192,7 @@ const domainModules = {
   agent: agentDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
+  'credit-cap': creditCapDomain,
   'file-path': filePathDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,

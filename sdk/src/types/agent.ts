@@ -219,3 +219,13 @@ export type UpdateAgentFields = Partial<Omit<CreateAgentFields, 'id' | 'role' | 
   /** New greeting, or `null` to remove it. */
   greeting?: string | null;
 };
+
+/** An agent's credit cap (`agent.creditCap()`, our addition). */
+export interface CreditCap {
+  /** The agent's id. */
+  agentId: string;
+  /** The most credits its turns may spend in all; `null`: no cap. */
+  credits: number | null;
+  /** Credits its finished turns cost plus what its running turns reserve. */
+  spent: number;
+}

@@ -107,3 +107,14 @@ export interface Attachment {
   /** The content, base64-encoded (standard alphabet, with padding). */
   data: string;
 }
+
+/**
+ * How a turn stands after `turn.cancel()` (our addition). `cancelled`: the cancel stopped it.
+ * `done` / `error`: it had already ended, and the cancel changed nothing. `running`: no worker
+ * has acted on the cancel within a few seconds; it will when one does.
+ */
+export interface TurnState {
+  /** The turn's id (`trn_…`). */
+  turnId: string;
+  status: 'running' | 'done' | 'error' | 'cancelled';
+}
