@@ -104,6 +104,10 @@ export const envSchema = z.object({
   MODEL_HEARTBEAT_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(10_000),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
+  /** Bounded history (README: Conversations and turns): estimated tokens a model step sends, by grade, and bytes of this turn's images. */
+  HISTORY_TOKENS_STANDARD: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(32_000),
+  HISTORY_TOKENS_PREMIUM: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(100_000),
+  HISTORY_IMAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(0, 'at least 0').default(8 * 1024 * 1024),
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
   SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
