@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { METADATA_HOSTS } from '../domain/metadata-hosts';
 import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
 import { ConfigError } from './config-error';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
@@ -148,8 +149,9 @@ export const envSchema = z.object({
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;
-   * `true` — all; else a comma-separated list of CIDRs, e.g. `127.0.0.0/8,10.1.0.0/16,::1/128`
-   * (a bare address counts as a single host). See activities/tools/outbound.ts.
+   * `true` — all but link-local and cloud metadata; else a comma-separated list of CIDRs, e.g.
+   * `127.0.0.0/8,10.1.0.0/16,::1/128` (a bare address counts as a single host), which may include
+   * `true` and metadata host names. See activities/outbound/address-policy.ts.
    */
   OUTBOUND_ALLOW_PRIVATE: z
     .string()
@@ -160,6 +162,8 @@ export const envSchema = z.object({
       if (text === 'true') return true;
       const cidrs = text.split(',').map((c) => c.trim()).filter((c) => c !== '');
       for (const cidr of cidrs) {
+        // `true` among entries: every private range, and the link-local/metadata entries listed with it.
+        if (cidr === 'true' || METADATA_HOSTS.includes(cidr.toLowerCase())) continue;
         const valid =
           ipaddr.IPv4.isValidCIDRFourPartDecimal(cidr) || ipaddr.IPv6.isValidCIDR(cidr) || ipaddr.IPv4.isValidFourPartDecimal(cidr) || ipaddr.IPv6.isValid(cidr);
         if (!valid) {
