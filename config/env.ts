@@ -109,6 +109,10 @@ export const envSchema = z.object({
   HISTORY_TOKENS_STANDARD: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(32_000),
   HISTORY_TOKENS_PREMIUM: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(100_000),
   HISTORY_IMAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(0, 'at least 0').default(8 * 1024 * 1024),
+  /** Retention (README: Production layout): days the event log of finished turns and probe rows are kept, and how often workers prune. */
+  EVENT_LOG_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(30),
+  PROBE_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(7),
+  RETENTION_PRUNE_INTERVAL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(10, 'at least 10').default(3600),
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
   SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
+import { waitFor } from '../support/wait';
+import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 describe('Files and data lifecycle: signed files and deleted agents', function () {
   this.timeout(60_000);
@@ -38,5 +40,42 @@ describe('Files and data lifecycle: signed files and deleted agents', function (
     assert.equal((await fetch(url)).status, 404, 'the link of a deleted agent answers 404');
     const left = await api.db('files').where({ space: `drive:${conversation.id}` }).count<Array<{ count: string }>>('* as count');
     assert.equal(Number(left[0]?.count), 0, 'no file of the drive is left behind');
+  });
+});
+
+describe('Files and data lifecycle: the event log and probe rows are pruned by age', function () {
+  this.timeout(60_000);
+  const api = useTestApi();
+
+  it("a worker prunes finished turns' events and probes older than their retention, and keeps the rest", async () => {
+    const sdk = await newSdkWorkspace(api);
+    const agent = await sdk.ws.agents.create({ name: 'Old timer' });
+    const [oldConv, newConv] = [await agent.start(), await agent.start()];
+    await oldConv.ask('long ago');
+    await newConv.ask('just now');
+    const turnOf = async (conversationId: string) => (await api.db('turns').where({ conversation_id: conversationId }).first<{ id: string }>('id')).id;
+    const [oldTurn, newTurn] = [await turnOf(oldConv.id), await turnOf(newConv.id)];
+    const typesOf = async (turnId: string) => (await api.db('turn_events').where({ turn_id: turnId }).orderBy('seq').select<Array<{ type: string }>>('type')).map((r) => r.type);
+    const newTypes = await typesOf(newTurn);
+    assert.ok(newTypes.includes('text'), 'a turn logs more than its start and end');
+    await api.db('turns').where({ id: oldTurn }).update({ finished_at: api.db.raw("now() - interval '31 days'") });
+    await api.db('probes').insert([
+      { id: `prb_old_${oldTurn}`, workspace_id: sdk.workspaceId, task_queue: 'ops', worker_identity: 'w', created_at: api.db.raw("now() - interval '8 days'") },
+      { id: `prb_new_${oldTurn}`, workspace_id: sdk.workspaceId, task_queue: 'ops', worker_identity: 'w' },
+    ]);
+
+    // A worker prunes when it starts (then every RETENTION_PRUNE_INTERVAL_SECONDS): defaults 30 and 7 days.
+    const worker = await startInProcessWorker(isolatedConfig(isolatedEnv({})));
+    try {
+      await waitFor('the old turn pruned to its start and end', () => typesOf(oldTurn), (t) => t.join() === 'start,done', 15_000);
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(await typesOf(newTurn), newTypes, 'a recent turn keeps its whole log');
+    const probes = (await api.db('probes').where('id', 'like', `%_${oldTurn}`).select<Array<{ id: string }>>('id')).map((r) => r.id);
+    assert.deepEqual(probes, [`prb_new_${oldTurn}`]);
+    // A replay of the pruned turn still starts and ends.
+    const replay = await fetch(`${api.baseURL}/v1/turns/${oldTurn}/events`, { headers: { authorization: `Bearer ${sdk.apiKey}` } });
+    assert.match(await replay.text(), /event: start[\s\S]*event: done/);
   });
 });
