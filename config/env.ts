@@ -125,11 +125,12 @@ export const envSchema = z.object({
   AGENTS_URL_SCHEME: z.enum(['http', 'https'], { error: 'http or https' }).default('http'),
   AGENTS_URL_PORT: port.optional(),
   /**
-   * Behind a reverse proxy (default): the client address is the last `X-Forwarded-For` entry (the
-   * one the proxy added) and `X-Forwarded-Host`/`-Proto` are believed. `false` when clients reach
-   * the API directly, so they cannot choose their own address for the per-address limits.
+   * `true` behind a reverse proxy: the client address is the last `X-Forwarded-For` entry (the one
+   * the proxy added) and `X-Forwarded-Host`/`-Proto` are believed (for the per-address limits and
+   * for the links the API builds without PUBLIC_BASE_URL). Off by default: a client reaching the API
+   * directly could otherwise choose its own address and the host of the links it is handed.
    */
-  TRUST_PROXY: bool.default(true),
+  TRUST_PROXY: bool.default(false),
   /** Seconds a test deployment lives (at most 7 days). */
   TEST_DEPLOYMENT_TTL: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(1, 'at least 1').max(604_800, 'at most 604800 (7 days)').default(3600),
   /** Public chat limits, each per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -252,6 +253,22 @@ export interface Config extends Env {
 }
 
 
+/** Variables that hold URLs (or addresses): their user info and query may carry a password or token. */
+const URL_VARIABLE = /_(URL|ADDRESS)$/;
+
+/**
+ * A URL-typed value as a start-up error may show it: user info (`user:password@`) and the query
+ * replaced by `***`, even when the value does not parse (that is often why it is being shown).
+ */
+export function redactUrlValue(variable: string, value: string | undefined): string | undefined {
+  if (value === undefined || !URL_VARIABLE.test(variable)) return value;
+  const noQuery = value.replace(/\?.*$/s, (q) => (q.length > 1 ? '?***' : q));
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(noQuery)?.[0] ?? '';
+  const rest = noQuery.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  return at === -1 ? noQuery : `${scheme}***@${rest.slice(at + 1)}`;
+}
+
 /** Parses the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -260,7 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
     // A key's text is never echoed: a near-miss of the real key would land in logs.
-    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(value);
+    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(redactUrlValue(variable, value));
     throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${got})`);
   }
   const e = parsed.data;
