@@ -260,7 +260,7 @@ const URL_VARIABLE = /_(URL|ADDRESS)$/;
  * A URL-typed value as a start-up error may show it: user info (`user:password@`) and the query
  * replaced by `***`, even when the value does not parse (that is often why it is being shown).
  */
-export function redactUrlValue(variable: string, value: string | undefined): string | undefined {
+function redactUrlValue(variable: string, value: string | undefined): string | undefined {
   if (value === undefined || !URL_VARIABLE.test(variable)) return value;
   const noQuery = value.replace(/\?.*$/s, (q) => (q.length > 1 ? '?***' : q));
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(noQuery)?.[0] ?? '';

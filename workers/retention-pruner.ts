@@ -16,7 +16,7 @@ interface Retention {
 }
 
 /** One pruning run: deletes what is older than the retention; returns what it deleted. */
-export async function pruneOnce(repos: Repositories, retention: Retention, now = Date.now()): Promise<{ events: number; probes: number }> {
+async function pruneOnce(repos: Repositories, retention: Retention, now = Date.now()): Promise<{ events: number; probes: number }> {
   const eventsBefore = new Date(now - retention.eventLogDays * DAY_MS);
   let events = 0;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
