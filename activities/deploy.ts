@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { AgentConfig } from '../domain/agent';
@@ -6,6 +7,7 @@ import { DEPLOY_AGENT_GONE, type PromoteInput, type PromoteResult, type TestExpi
 import { mintPublicToken } from '../domain/public-token';
 import { slugFromName } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';
+import { ModelError } from './model/types';
 import type { ResolveModel } from './turn';
 import { listMcpTools } from './tools/mcp/tools';
 import { substituteCredentials } from './tools/substitute';
@@ -74,7 +76,11 @@ async function checkModel(deps: DeployDeps, config: AgentConfig): Promise<string
     );
     return [];
   } catch (err) {
-    return [`model ${provider.id}:${model} did not answer: ${message(err)}`];
+    // The provider's own message (an error body that may quote keys or account ids) goes to the
+    // worker's log; the caller gets the status, which says what to fix.
+    Context.current().log.warn('deploy check: the model did not answer', { provider: provider.id, model, error: message(err) });
+    const status = err instanceof ModelError && err.status !== undefined ? ` (HTTP ${err.status})` : '';
+    return [`model ${provider.id}:${model} did not answer${status}; the worker's log has the provider's message`];
   }
 }
 

@@ -7,7 +7,7 @@ import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
 import type { ToolRunner } from './tools/types';
-import { createTurnActivities, type ResolveModel } from './turn';
+import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
 import { createWebhookDeliveryActivities } from './webhook-delivery';
 
 /** Everything the activities need; the worker builds real ones (workers/activity-deps.ts), tests may pass others. */
@@ -19,6 +19,7 @@ export interface ActivityDeps {
   tools: ToolRunner;
   creditsPer1kTokens: { standard: number; premium: number };
   textFlushMs: number;
+  historyBudget: HistoryBudget;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
 }

@@ -44,8 +44,10 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       let result: { ok: boolean; content: string; files?: string[] };
       try {
         result = await prepared.run(ctx.cancellationSignal);
-      } catch (e) {
-        result = { ok: false, content: `the tool failed: ${e instanceof Error ? e.message : String(e)}` };
+      } catch {
+        // The runner masks what tools throw; what is left (the credentials to mask against could
+        // not be read) is not masked, so its message stays out of the model's view.
+        result = { ok: false, content: 'the tool failed, and its result could not be checked for secrets' };
       }
       await deps.repos.turns.changeSteps({
         turnId: input.turnId,

@@ -16,6 +16,7 @@ import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvide
 import { buildSystemPrompt } from './prompt';
 import type { ToolRunner } from './tools/types';
 import { StepTextStream } from './turn-text';
+import { attachmentNote, charsOfTokens, droppedNote, estimateTokens, historyWindow } from './history-window';
 
 export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
 
@@ -28,6 +29,7 @@ interface TurnDeps {
   creditsPer1kTokens: Record<AgentConfig['grade'], number>;
   /** How long text deltas are batched before they are written: ≤ ~20 ms keeps the log small and the latency low. */
   textFlushMs: number;
+  historyBudget: HistoryBudget;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -41,31 +43,73 @@ export interface ModelStepResult {
   usage: ModelUsage;
 }
 
-async function userContent(deps: TurnDeps, conversation: ConversationRow, row: MessageRow): Promise<string | ModelContentPart[]> {
+/** How much history a step may send and load (README: Conversations and turns, "Bounded history"). */
+export interface HistoryBudget {
+  /** Estimated tokens of system prompt, earlier messages and this turn's steps, by grade. */
+  tokens: Record<AgentConfig['grade'], number>;
+  /** Bytes of this turn's images sent as image parts; the rest are referenced by path. */
+  maxImageBytes: number;
+}
+
+/**
+ * A user message as the model sees it. Only this turn's images are read and sent as image parts
+ * (within the byte budget): an earlier turn's, or one over the budget, is referenced by its path,
+ * so a long conversation does not re-read and re-encode every image at every step.
+ */
+async function userContent(
+  deps: TurnDeps,
+  conversation: ConversationRow,
+  row: MessageRow,
+  current: boolean,
+  imageBytes: { left: number },
+): Promise<string | ModelContentPart[]> {
   const refs: AttachmentRef[] = row.attachments ?? [];
   if (refs.length === 0) return row.content;
   const parts: ModelContentPart[] = [];
   if (row.content) parts.push({ type: 'text', text: row.content });
   for (const ref of refs) {
-    if (ref.kind === 'image') {
-      const file = await deps.repos.files.read({ space: conversationDrive(conversation), path: ref.path });
-      if (file) parts.push({ type: 'image', mimeType: ref.mimeType, data: file.content.toString('base64') });
+    const file = current && ref.kind === 'image' ? await deps.repos.files.read({ space: conversationDrive(conversation), path: ref.path }) : undefined;
+    if (file && file.content.length <= imageBytes.left) {
+      imageBytes.left -= file.content.length;
+      parts.push({ type: 'image', mimeType: ref.mimeType, data: file.content.toString('base64') });
     } else {
-      parts.push({ type: 'text', text: `[The user attached a file, saved in the conversation drive at ${ref.path} (${ref.mimeType}).]` });
+      parts.push({ type: 'text', text: attachmentNote(ref, !current) });
     }
   }
   return parts;
 }
 
-/** The conversation so far as model messages: earlier turns, this turn's user message, then this turn's steps. */
-async function history(deps: TurnDeps, conversation: ConversationRow, transcript: TranscriptItem[]): Promise<ModelMessage[]> {
-  const rows = await deps.repos.conversations.messageRows({ conversationId: conversation.id });
+/** Prefixes the note that earlier messages were left out to the first (user) message of the window. */
+function withDroppedNote(message: ModelMessage, dropped: number): ModelMessage {
+  if (dropped === 0 || message.role !== 'user') return message;
+  const note = droppedNote(dropped);
+  if (typeof message.content === 'string') return { role: 'user', content: `${note}\n\n${message.content}` };
+  return { role: 'user', content: [{ type: 'text', text: note }, ...message.content] };
+}
+
+/**
+ * The conversation as model messages: the newest earlier messages that fit the grade's budget
+ * (after the system prompt and this turn's steps), this turn's user message, then its steps.
+ */
+async function history(
+  deps: TurnDeps,
+  conversation: ConversationRow,
+  input: ModelStepInput,
+  budgetTokens: number,
+  system: string,
+): Promise<ModelMessage[]> {
+  const spent = estimateTokens(system) + estimateTokens(JSON.stringify(input.transcript));
+  const budgetChars = charsOfTokens(Math.max(0, budgetTokens - spent));
+  const loaded = await deps.repos.conversations.recentMessageRows({ conversationId: conversation.id, maxChars: budgetChars });
+  const window = historyWindow(loaded.rows, loaded.total, budgetChars);
+  const imageBytes = { left: deps.historyBudget.maxImageBytes };
   const out: ModelMessage[] = [];
-  for (const row of rows) {
+  for (const row of window.rows) {
     if (row.role === 'assistant') out.push({ role: 'assistant', content: row.content });
-    else out.push({ role: 'user', content: await userContent(deps, conversation, row) });
+    else out.push({ role: 'user', content: await userContent(deps, conversation, row, row.turn_id === input.turnId, imageBytes) });
   }
-  return [...out, ...transcript];
+  if (out[0]) out[0] = withDroppedNote(out[0], window.dropped);
+  return [...out, ...input.transcript];
 }
 
 /** At most this many paths of each space are listed in the prompt. */
@@ -117,13 +161,15 @@ export function createTurnActivities(deps: TurnDeps) {
       }
       const context = await loadTurnContext(deps.repos, input.turnId);
       const { conversation } = context;
-      const { provider, model } = deps.resolveModel(turnGrade(context));
-      const [messages, { system, tools }, alreadyShown] = await Promise.all([
-        history(deps, conversation, input.transcript),
+      const grade = turnGrade(context);
+      const { provider, model } = deps.resolveModel(grade);
+      const [{ system, tools }, alreadyShown] = await Promise.all([
         context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
         // Only a retried attempt can find text of its step already shown.
         ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
       ]);
+      // The window is cut after the prompt is known: the budget covers the prompt too.
+      const messages = await history(deps, conversation, input, deps.historyBudget.tokens[grade], system);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
       // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
       // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).

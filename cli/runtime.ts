@@ -100,6 +100,7 @@ export async function runWorker(opts: {
       activities: createActivities(deps),
       identity: deps.workerIdentity,
       liveness: deps.repos.workerLiveness,
+      pruning: { repos: deps.repos, config: opts.config },
       logger: opts.logger,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));

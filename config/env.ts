@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { METADATA_HOSTS } from '../domain/metadata-hosts';
 import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
 import { ConfigError } from './config-error';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
@@ -110,6 +111,14 @@ export const envSchema = z.object({
   TURN_RESERVE_CREDITS: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
+  /** Bounded history (README: Conversations and turns): estimated tokens a model step sends, by grade, and bytes of this turn's images. */
+  HISTORY_TOKENS_STANDARD: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(32_000),
+  HISTORY_TOKENS_PREMIUM: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(100_000),
+  HISTORY_IMAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(0, 'at least 0').default(8 * 1024 * 1024),
+  /** Retention (README: Production layout): days the event log of finished turns and probe rows are kept, and how often workers prune. */
+  EVENT_LOG_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(30),
+  PROBE_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(7),
+  RETENTION_PRUNE_INTERVAL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(10, 'at least 10').default(3600),
   URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
   SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
@@ -122,11 +131,12 @@ export const envSchema = z.object({
   AGENTS_URL_SCHEME: z.enum(['http', 'https'], { error: 'http or https' }).default('http'),
   AGENTS_URL_PORT: port.optional(),
   /**
-   * Behind a reverse proxy (default): the client address is the last `X-Forwarded-For` entry (the
-   * one the proxy added) and `X-Forwarded-Host`/`-Proto` are believed. `false` when clients reach
-   * the API directly, so they cannot choose their own address for the per-address limits.
+   * `true` behind a reverse proxy: the client address is the last `X-Forwarded-For` entry (the one
+   * the proxy added) and `X-Forwarded-Host`/`-Proto` are believed (for the per-address limits and
+   * for the links the API builds without PUBLIC_BASE_URL). Off by default: a client reaching the API
+   * directly could otherwise choose its own address and the host of the links it is handed.
    */
-  TRUST_PROXY: bool.default(true),
+  TRUST_PROXY: bool.default(false),
   /** Seconds a test deployment lives (at most 7 days). */
   TEST_DEPLOYMENT_TTL: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(1, 'at least 1').max(604_800, 'at most 604800 (7 days)').default(3600),
   /** Public chat limits, each per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -150,8 +160,9 @@ export const envSchema = z.object({
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;
-   * `true` — all; else a comma-separated list of CIDRs, e.g. `127.0.0.0/8,10.1.0.0/16,::1/128`
-   * (a bare address counts as a single host). See activities/tools/outbound.ts.
+   * `true` — all but link-local and cloud metadata; else a comma-separated list of CIDRs, e.g.
+   * `127.0.0.0/8,10.1.0.0/16,::1/128` (a bare address counts as a single host), which may include
+   * `true` and metadata host names. See activities/outbound/address-policy.ts.
    */
   OUTBOUND_ALLOW_PRIVATE: z
     .string()
@@ -162,6 +173,8 @@ export const envSchema = z.object({
       if (text === 'true') return true;
       const cidrs = text.split(',').map((c) => c.trim()).filter((c) => c !== '');
       for (const cidr of cidrs) {
+        // `true` among entries: every private range, and the link-local/metadata entries listed with it.
+        if (cidr === 'true' || METADATA_HOSTS.includes(cidr.toLowerCase())) continue;
         const valid =
           ipaddr.IPv4.isValidCIDRFourPartDecimal(cidr) || ipaddr.IPv6.isValidCIDR(cidr) || ipaddr.IPv4.isValidFourPartDecimal(cidr) || ipaddr.IPv6.isValid(cidr);
         if (!valid) {
@@ -246,6 +259,22 @@ export interface Config extends Env {
 }
 
 
+/** Variables that hold URLs (or addresses): their user info and query may carry a password or token. */
+const URL_VARIABLE = /_(URL|ADDRESS)$/;
+
+/**
+ * A URL-typed value as a start-up error may show it: user info (`user:password@`) and the query
+ * replaced by `***`, even when the value does not parse (that is often why it is being shown).
+ */
+function redactUrlValue(variable: string, value: string | undefined): string | undefined {
+  if (value === undefined || !URL_VARIABLE.test(variable)) return value;
+  const noQuery = value.replace(/\?.*$/s, (q) => (q.length > 1 ? '?***' : q));
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(noQuery)?.[0] ?? '';
+  const rest = noQuery.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  return at === -1 ? noQuery : `${scheme}***@${rest.slice(at + 1)}`;
+}
+
 /** Parses the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
@@ -254,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
     // A key's text is never echoed: a near-miss of the real key would land in logs.
-    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(value);
+    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(redactUrlValue(variable, value));
     throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${got})`);
   }
   const e = parsed.data;

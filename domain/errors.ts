@@ -54,8 +54,10 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly retryAfter?: number,
+    /** What went wrong underneath (a gRPC or provider error): logged, never sent to the client. */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
     this.status = errorCodes[code].status;
   }

@@ -105,9 +105,13 @@ export class AgentsService {
     return this.publish(workspaceId, agentId, (current) => validated({ ...current, triggers }, 'body'));
   }
 
-  /** Deletes the agent and everything it owns: versions, knowledge files, project memberships, trigger Schedules, webhooks (cascade). */
+  /** Deletes the agent and everything it owns: versions, knowledge files, its conversations and their drives (so their signed links stop working), project memberships, trigger Schedules, webhooks (cascade). */
   async delete(workspaceId: string, agentId: string): Promise<void> {
     await this.deps.schedules.removeWith(agentId, async (trx) => {
+      // Before the agent: deleting it cascades to its conversations, which name the drives. The
+      // lock keeps a conversation from starting in between.
+      if (!(await this.deps.repos.agents.lock({ workspaceId, agentId }, trx))) throw notFound();
+      await this.deps.repos.files.dropAgentDrives({ agentId }, trx);
       if (!(await this.deps.repos.agents.delete({ workspaceId, agentId }, trx))) throw notFound();
       await this.deps.repos.files.dropSpace({ space: knowledgeSpace(agentId) }, trx);
     });

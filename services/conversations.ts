@@ -176,7 +176,7 @@ export class ConversationsService {
       await db.transaction((trx) =>
         repos.turns.finish({ turnId, status: 'error', terminal: { type: 'error', message: 'the turn could not be started', retryable: true } }, trx),
       );
-      throw new AppError('temporal_unavailable', `the turn could not be started: ${e instanceof Error ? e.message : String(e)}`);
+      throw new AppError('temporal_unavailable', 'the turn could not be started; try again shortly', undefined, { cause: e });
     }
     return turnId;
   }

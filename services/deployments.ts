@@ -158,5 +158,5 @@ function promotionError(err: unknown): unknown {
     }
     if (cause instanceof ApplicationFailure && cause.type === DEPLOY_AGENT_GONE) return new AppError('agent_not_found', 'no such agent');
   }
-  return new AppError('temporal_unavailable', `the promotion could not run: ${err instanceof Error ? err.message : String(err)}`);
+  return new AppError('temporal_unavailable', 'the promotion could not run; try again shortly', undefined, { cause: err });
 }

@@ -100,7 +100,7 @@ export class WebhookRuns {
           this.deps.repos.turns.finish({ turnId: started.turnId, status: 'error', terminal: { type: 'error', message: 'the run could not be started', retryable: true } }, trx),
         );
       }
-      throw new AppError('temporal_unavailable', `the run could not be started: ${e instanceof Error ? e.message : String(e)}`);
+      throw new AppError('temporal_unavailable', 'the run could not be started; try again shortly', undefined, { cause: e });
     }
     return ids;
   }

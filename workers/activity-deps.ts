@@ -36,6 +36,10 @@ export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
     tools: toolRunnerFromConfig(config, db, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
+    historyBudget: {
+      tokens: { standard: config.HISTORY_TOKENS_STANDARD, premium: config.HISTORY_TOKENS_PREMIUM },
+      maxImageBytes: config.HISTORY_IMAGE_BYTES,
+    },
     deploy: {
       credentials: credentialSourceFromConfig(config, db, repos),
       fetch,

@@ -10,9 +10,11 @@ import {
 } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Activities } from '../activities';
+import type { Repositories } from '../db/repositories';
 import type { WorkerLivenessRepository } from '../db/repositories/worker-liveness';
 import type { Logger } from '../infra/logger';
 import { startOrphanSweeper } from './orphan-sweeper';
+import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
@@ -23,6 +25,8 @@ interface WorkerSetOptions {
   identity: string;
   /** Liveness stamps and orphaned attempts (workers/orphan-sweeper.ts). */
   liveness: WorkerLivenessRepository;
+  /** Pruning of old event log and probe rows (workers/retention-pruner.ts). */
+  pruning: { repos: Repositories; config: RetentionConfig };
   logger: Logger;
   /** A prebuilt bundle (tests share one); built here when absent. */
   workflowBundle?: WorkflowBundleWithSourceMap;
@@ -108,8 +112,11 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
     identity,
     logger: opts.logger,
   });
+  const pruner = startRetentionPruner({ repos: opts.pruning.repos, ...retentionFromConfig(opts.pruning.config), logger: opts.logger });
   // However the workers end, the stamps end with them: a process that no longer polls is not alive.
-  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined).finally(() => sweeper.stop());
+  const done = Promise.all(workers.map((w) => w.run()))
+    .then(() => undefined)
+    .finally(() => Promise.all([sweeper.stop(), pruner.stop()]));
   return {
     identity,
     client,

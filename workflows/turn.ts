@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import type { TranscriptItem, TranscriptToolCall } from '../domain/turn-transcript';
@@ -77,18 +77,28 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
       : loop.consideredCancelled && isCancellation(err)
         ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
-        : describeFailure(err);
+        : describeFailure(turnId, err);
     await settle(() => bookkeeping.failTurn({ turnId, ...end, usage }));
   }
 }
 
-/** What a consumer is told: the provider's message, and whether trying again may help. */
-function describeFailure(err: unknown): { message: string; retryable: boolean } {
+/** Failure types whose messages are ours (no provider or engine text): shown as they are. */
+const OWN_MESSAGES: readonly string[] = [TurnFailure.turnMissing, TurnFailure.agentGone, TurnFailure.turnFinished];
+
+/**
+ * What a consumer (an API client, a public visitor) is told: a plain sentence naming the turn, and
+ * whether trying again may help. The provider's or engine's own message — an HTTP error body, a
+ * gRPC status — may carry account details or key ids: it goes to the worker's log, and stays in the
+ * activity failure in Temporal history, where only the operator looks.
+ */
+function describeFailure(turnId: string, err: unknown): { message: string; retryable: boolean } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
+  log.warn('turn failed', { turnId, type: cause instanceof ApplicationFailure ? cause.type : undefined, detail: cause instanceof Error ? cause.message : String(cause) });
   if (cause instanceof ApplicationFailure) {
-    if (cause.type === TurnFailure.modelRejected) return { message: `the model rejected the request: ${cause.message}`, retryable: false };
-    if (cause.type === TurnFailure.modelUnavailable) return { message: `the model is unavailable: ${cause.message}`, retryable: true };
-    return { message: cause.message, retryable: !cause.nonRetryable };
+    if (cause.type === TurnFailure.modelRejected) return { message: `the model refused the request (turn ${turnId})`, retryable: false };
+    if (cause.type === TurnFailure.modelUnavailable) return { message: `the model is unavailable; try again later (turn ${turnId})`, retryable: true };
+    if (cause.type && OWN_MESSAGES.includes(cause.type)) return { message: cause.message, retryable: !cause.nonRetryable };
+    return { message: `the turn failed (turn ${turnId})`, retryable: !cause.nonRetryable };
   }
-  return { message: cause instanceof Error ? cause.message : 'the turn failed', retryable: true };
+  return { message: `the turn failed (turn ${turnId})`, retryable: true };
 }

@@ -1,17 +1,25 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { METADATA_HOSTS } from '../../domain/metadata-hosts';
 import { OutboundError, OutboundRefusedError } from './errors';
 
 /**
  * Which addresses outbound requests may reach. Loopback, private (RFC 1918), link-local (cloud
  * metadata at 169.254.169.254), unique-local, unspecified, carrier-grade NAT, broadcast, multicast
  * and reserved addresses — also as IPv4-mapped, IPv4-compatible, NAT64 (64:ff9b::/96) or 6to4
- * IPv6 — and the host name `metadata.google.internal` are refused, unless the operator allows
- * them with OUTBOUND_ALLOW_PRIVATE (`true`: everything; a list of CIDRs: just those ranges).
+ * IPv6 — and the cloud metadata host names are refused, unless the operator allows them with
+ * OUTBOUND_ALLOW_PRIVATE (`true`: every private range; a list of CIDRs: just those ranges).
+ *
+ * Link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata (169.254.169.254,
+ * fd00:ec2::254, metadata.google.internal) stay refused even with `true`: reaching them hands a
+ * tool the host's cloud credentials. Only an explicit entry allows them — a CIDR inside their range
+ * (`169.254.169.254/32`, not `0.0.0.0/0`) or the host name itself, e.g. `true,169.254.169.254/32`.
  */
 
-const BLOCKED_HOSTS = new Set(['metadata.google.internal', 'metadata.goog']);
+const BLOCKED_HOSTS = new Set(METADATA_HOSTS);
+/** Ranges `true` does not open: link-local and AWS's IPv6 metadata address (inside unique-local fd00::/8). */
+const SENSITIVE_RANGES = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128'].map((c) => parseCidr(c)!);
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -61,43 +69,54 @@ export function blockedRange(address: string): string | undefined {
 /** The policy of one SafeFetch: is this address (or host name) allowed? */
 export class AddressPolicy {
   private readonly allowAll: boolean;
-  private readonly allowed: Cidr[];
+  private readonly allowed: Cidr[] = [];
+  private readonly allowedHosts = new Set<string>();
 
   constructor(allowPrivate: boolean | readonly string[]) {
-    this.allowAll = allowPrivate === true;
-    this.allowed = [];
-    if (Array.isArray(allowPrivate)) {
-      for (const text of allowPrivate) {
-        const cidr = parseCidr(text);
-        if (!cidr) throw new OutboundError(`OUTBOUND_ALLOW_PRIVATE: "${text}" is not a CIDR such as 10.1.0.0/16 or ::1/128`);
-        this.allowed.push(cidr);
+    this.allowAll = allowPrivate === true || (Array.isArray(allowPrivate) && allowPrivate.includes('true'));
+    if (!Array.isArray(allowPrivate)) return;
+    for (const text of allowPrivate) {
+      if (text === 'true') continue;
+      if (BLOCKED_HOSTS.has(normalizeHost(text))) {
+        this.allowedHosts.add(normalizeHost(text));
+        continue;
       }
+      const cidr = parseCidr(text);
+      if (!cidr) throw new OutboundError(`OUTBOUND_ALLOW_PRIVATE: "${text}" is not a CIDR such as 10.1.0.0/16 or ::1/128`);
+      this.allowed.push(cidr);
     }
   }
 
   /** Throws OutboundRefusedError when `address` (which `host` resolved to) may not be reached. */
   checkAddress(host: string, address: string): void {
+    const ip = parseAddress(address);
+    const sensitive = ip && SENSITIVE_RANGES.find(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+    if (ip && sensitive) {
+      // Only an entry inside the sensitive range names it explicitly: `true` or 0.0.0.0/0 do not.
+      const listed = this.allowed.some(([range, bits]) => bits >= sensitive[1] && range.kind() === ip.kind() && ip.match(range, bits));
+      if (!listed) throw new OutboundRefusedError(host, address, blockedRange(address) ?? 'link-local');
+      return;
+    }
     if (this.allowAll) return;
     const reason = blockedRange(address);
     if (reason === undefined) return;
-    if (this.isListed(address)) return;
+    if (ip && this.allowed.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits))) return;
     throw new OutboundRefusedError(host, address, reason);
   }
 
-  /** Throws for refused names (cloud metadata); addresses are checked after resolution. */
+  /** Throws for refused names (cloud metadata) unless listed by name; addresses are checked after resolution. */
   checkHostName(host: string): void {
-    if (this.allowAll) return;
-    if (BLOCKED_HOSTS.has(normalizeHost(host))) throw new OutboundRefusedError(host, undefined, 'cloud metadata host');
+    const name = normalizeHost(host);
+    if (BLOCKED_HOSTS.has(name) && !this.allowedHosts.has(name)) throw new OutboundRefusedError(host, undefined, 'cloud metadata host');
   }
+}
 
-  private isListed(address: string): boolean {
-    let ip: Address;
-    try {
-      ip = ipaddr.process(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
-    } catch {
-      return false;
-    }
-    return this.allowed.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+/** An IP address (IPv4-mapped IPv6 as IPv4), or undefined. */
+function parseAddress(address: string): Address | undefined {
+  try {
+    return ipaddr.process(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return undefined;
   }
 }
 

@@ -16,7 +16,7 @@ import { findOutboundError, OutboundError } from './errors';
  */
 
 /** A fetch that refuses private, loopback, link-local and metadata addresses. */
-export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number }) => Promise<Response>;
+export type SafeFetch = (url: string, init?: RequestInit & { maxRedirects?: number; carriesCredentials?: boolean }) => Promise<Response>;
 
 interface SafeFetchOptions {
   /** `true`: nothing is refused; a list of CIDRs: addresses in those ranges are allowed; `false`/`[]`: the default blocks. */
@@ -54,6 +54,16 @@ function checkUrl(url: URL, policy: AddressPolicy): void {
   if (ipaddr.isValid(literal)) policy.checkAddress(literal, literal);
 }
 
+/** Whether a request carries a credential: said by the caller, a header other than the harmless ones, or user info in the URL. */
+function carriesCredentials(init: { carriesCredentials?: boolean }, headers: Headers, url: URL): boolean {
+  if (init.carriesCredentials === true || url.username !== '' || url.password !== '') return true;
+  let found = false;
+  headers.forEach((_value, key) => {
+    if (!CROSS_ORIGIN_HEADERS.has(key)) found = true;
+  });
+  return found;
+}
+
 async function discard(response: { body: { cancel(): Promise<void> } | null }): Promise<void> {
   try {
     await response.body?.cancel();
@@ -67,7 +77,8 @@ async function discard(response: { body: { cancel(): Promise<void> } | null }): 
  * at most `maxRedirects` (default 5; one more throws), only to http(s) URLs, 303 (and 301/302 after
  * a POST) turning into a GET without a body, 307/308 keeping method and body; to another origin
  * only harmless headers (Accept…, Content-Type, User-Agent, …) are sent on — never Authorization,
- * Cookie or a custom header that may hold a secret. `redirect:
+ * Cookie or a custom header that may hold a secret — and a 307/308 with a body is refused there when
+ * the request carries credentials (such a header, user info in the URL, or `carriesCredentials`). `redirect:
  * 'manual'` returns the 3xx response, `redirect: 'error'` throws on one.
  *
  * Throws OutboundRefusedError for a refused address, OutboundError for a bad URL or redirect, and
@@ -138,6 +149,13 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
         throw new OutboundError(`${url.href} redirects (HTTP ${response.status}) and a streamed request body cannot be sent again`);
       }
       if (next.origin !== url.origin) {
+        // The body may hold what the headers held (a token filled into a JSON body): a request that
+        // carries credentials never takes its body to another origin.
+        if (body !== null && carriesCredentials(init, headers, url)) {
+          throw new OutboundError(
+            `${url.href} redirects (HTTP ${response.status}) to another origin (${next.origin}); a request carrying credentials is not sent there with its body`,
+          );
+        }
         const names: string[] = [];
         headers.forEach((_value, key) => names.push(key));
         for (const h of names) if (!CROSS_ORIGIN_HEADERS.has(h)) headers.delete(h);

@@ -230,6 +230,8 @@ export async function runHttpTool(tool: HttpTool, args: Record<string, unknown>,
       method: request.method,
       headers: request.headers,
       ...(request.body !== undefined ? { body: request.body } : {}),
+      // A secret filled into the body alone still makes it a request that carries credentials.
+      carriesCredentials: request.credentialValues.length > 0,
       signal: call.signal,
     });
     const head = responseHead(response, { method: request.method, requestedUrl: request.url });

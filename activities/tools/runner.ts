@@ -35,8 +35,8 @@ function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[]): BuiltInToo
 
 /**
  * The tools of a turn: the built-ins the agent names (file tools only with `filesystem: drive`),
- * then its HTTP tools and MCP servers' tools. Every result is masked before the model, the event
- * log or the message history can see it.
+ * then its HTTP tools and MCP servers' tools. Every result — a thrown error's message too — is
+ * masked before the model, the event log or the message history can see it.
  */
 export function createToolRunner(opts: { repos: Repositories; builtIns?: BuiltInTool[]; sources?: ToolSources }): ToolRunner {
   const catalogue = builtIns(opts.repos, opts.builtIns ?? []);
@@ -68,7 +68,13 @@ export function createToolRunner(opts: { repos: Repositories; builtIns?: BuiltIn
         label,
         kind,
         async run(signal) {
-          const result = await tool.run(call.args, signal);
+          let result: ToolResult;
+          try {
+            result = await tool.run(call.args, signal);
+          } catch (e) {
+            // A thrown message is a result like any other: it may quote a URL or header that holds a secret.
+            result = { ok: false, content: `the tool failed: ${e instanceof Error ? e.message : String(e)}` };
+          }
           return { ...result, content: await sources.mask(ctx, result.content) };
         },
       };

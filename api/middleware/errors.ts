@@ -3,6 +3,7 @@ import { AppError, type ErrorBody } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
 import { isDatabaseUnavailable, isTemporalUnavailable } from '../../infra/outage';
 import type { ApiContext } from '../context';
+import { loggablePath } from './access-log';
 
 interface HttpishError {
   status?: number;
@@ -28,7 +29,9 @@ function fromOutage(err: unknown): AppError | undefined {
 }
 
 function render(ctx: ApiContext, err: AppError): void {
-  const body: ErrorBody = { error: { code: err.code, message: err.message, retryable: err.retryable } };
+  // A server-side failure names the request, so its detail can be found in the log.
+  const message = err.status >= 500 && !err.message.includes(`(request ${ctx.state.requestId})`) ? `${err.message} (request ${ctx.state.requestId})` : err.message;
+  const body: ErrorBody = { error: { code: err.code, message, retryable: err.retryable } };
   // Every 503 says when to come back, not only the outages classified here.
   const retryAfter = err.retryAfter ?? (err.status === 503 ? OUTAGE_RETRY_AFTER_SECONDS : undefined);
   if (retryAfter !== undefined) {
@@ -51,11 +54,12 @@ export function errorHandler(logger: Logger) {
     } catch (e) {
       const known = e instanceof AppError ? e : (fromHttpError(e as HttpishError) ?? fromOutage(e));
       if (known) {
-        if (known.status === 503) logger.warn({ err: e, requestId: ctx.state.requestId, path: ctx.path }, known.message);
+        // The cause (a gRPC or provider error) goes to the log only.
+        if (known.status >= 500) logger.warn({ err: e, cause: known.cause, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, known.message);
         render(ctx, known);
         return;
       }
-      logger.error({ err: e, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+      logger.error({ err: e, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, 'unhandled error');
       render(ctx, new AppError('internal_error', `internal error (request ${ctx.state.requestId})`));
     }
   };

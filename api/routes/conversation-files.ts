@@ -20,7 +20,7 @@ export const fileUrlBody = z
 
 export const fileUrlSchema = z.object({ url: z.string() }).meta({ id: 'FileUrl' });
 
-/** Where signed links point: PUBLIC_BASE_URL when set; else the address the caller used (behind a proxy: X-Forwarded-Host). */
+/** Where signed links point: PUBLIC_BASE_URL when set; else the address the caller used (X-Forwarded-Host/-Proto only with TRUST_PROXY=true). */
 export const linkOrigin = (ctx: Context, publicBaseURL: string | undefined) => publicBaseURL ?? `${ctx.protocol}://${ctx.host}`;
 
 /** A conversation's drive, and signed links that serve a file without an API key. */

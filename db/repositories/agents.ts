@@ -97,6 +97,11 @@ export class AgentsRepository {
     return trx<AgentRow>('agents').where({ id: agentId, workspace_id: workspaceId }).forShare().first();
   }
 
+  /** Locks the agent row against every other writer until `trx` ends (it is about to be deleted); false when absent. */
+  async lock({ workspaceId, agentId }: { workspaceId: string; agentId: string }, trx: Knex.Transaction): Promise<boolean> {
+    return (await trx('agents').where({ id: agentId, workspace_id: workspaceId }).forUpdate().first('id')) !== undefined;
+  }
+
   /** The agent as of `version` (default: the latest); undefined when either is absent. */
   async get(
     { workspaceId, agentId, version }: { workspaceId: string; agentId: string; version?: number },

@@ -141,6 +141,17 @@ export class FilesRepository {
     return rows.map((r: { path: string }) => r.path);
   }
 
+  /**
+   * Drops the drives of an agent's own conversations (the agent is being deleted, and its
+   * conversations with it). A member's delegated conversation of a project uses the project's
+   * space, which outlives the agent, so it is left alone.
+   */
+  async dropAgentDrives({ agentId }: { agentId: string }, trx: Knex.Transaction): Promise<void> {
+    await trx('files')
+      .whereIn('space', trx('conversations').where({ agent_id: agentId }).whereNull('project_id').select(trx.raw("'drive:' || id")))
+      .delete();
+  }
+
   /** Drops a whole file space (its owner is being deleted). */
   async dropSpace({ space }: { space: string }, trx?: Knex.Transaction): Promise<void> {
     await (trx ?? this.db)('files').where({ space }).delete();

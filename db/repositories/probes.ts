@@ -21,4 +21,9 @@ export class ProbesRepository {
     const row = await this.db<{ id: string; workspace_id: string; task_queue: string }>('probes').where({ id }).first();
     return row ? { id: row.id, workspaceId: row.workspace_id, taskQueue: row.task_queue } : undefined;
   }
+
+  /** Deletes probes recorded before `before` (they prove only that the chain worked then). */
+  async prune({ before }: { before: Date }): Promise<number> {
+    return this.db('probes').where('created_at', '<', before).delete();
+  }
 }

@@ -92,6 +92,25 @@ export class TurnsRepository {
     return rows.map((r: { data: TurnEvent }) => r.data);
   }
 
+  /**
+   * Deletes up to `limit` events of turns that finished before `before`, keeping each turn's
+   * `start` and terminal event (a replay still starts and ends). Returns how many were deleted.
+   */
+  async pruneEvents({ before, limit }: { before: Date; limit: number }): Promise<number> {
+    return this.db('turn_events')
+      .whereIn(
+        ['turn_id', 'seq'],
+        this.db('turn_events as e')
+          .join('turns as t', 't.id', 'e.turn_id')
+          .whereNot('t.status', 'running')
+          .where('t.finished_at', '<', before)
+          .whereNotIn('e.type', ['start', 'done', 'error'])
+          .select('e.turn_id', 'e.seq')
+          .limit(limit),
+      )
+      .delete();
+  }
+
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
     return (trx ?? this.db)<TurnRow>('turns').where({ conversation_id: conversationId, status: 'running' }).first();
   }

@@ -147,7 +147,8 @@ describe('public chat', () => {
   });
 
   it('one client address is limited across visitor ids; other addresses still chat', async () => {
-    const limited = await startTestApi({ config: { ...config(), PUBLIC_CHAT_PER_ADDRESS: 3 } });
+    // Behind a proxy: only then is X-Forwarded-For the client's address.
+    const limited = await startTestApi({ config: { ...config(), PUBLIC_CHAT_PER_ADDRESS: 3, TRUST_PROXY: true } });
     try {
       const from = (address: string, id: string) =>
         call<ErrorJson>(limited.baseURL, 'POST', '/v1/public/chat', {

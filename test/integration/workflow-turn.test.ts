@@ -119,7 +119,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     assert.equal((await handle.describe()).status.name, 'COMPLETED');
   });
 
-  it("a model rejection is not retried and fails the turn once with the provider's message, not retryable", async () => {
+  it("a model rejection is not retried and fails the turn once with a plain message naming the turn, not retryable", async () => {
     const { calls, turnId, error, handle } = await runTurn({
       modelStep: () => {
         throw ApplicationFailure.create({ type: 'model_rejected', message: 'prompt flagged by the provider', nonRetryable: true });
@@ -127,7 +127,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
     });
     assert.equal(error, undefined);
     assert.equal(calls.modelStep.length, 1, 'one attempt although modelMaxAttempts is 3');
-    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model rejected the request: prompt flagged by the provider', retryable: false, usage: none }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: `the model refused the request (turn ${turnId})`, retryable: false, usage: none }]);
     assert.deepEqual(calls.finishTurn, []);
     assert.deepEqual(await failedActivities(handle), [
       {
@@ -148,7 +148,7 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
       },
     });
     assert.deepEqual(calls.modelStep.map((c) => c.attempt), [1, 2, 3]);
-    assert.deepEqual(calls.failTurn, [{ turnId, message: 'the model is unavailable: HTTP 503 from the provider', retryable: true, usage: none }]);
+    assert.deepEqual(calls.failTurn, [{ turnId, message: `the model is unavailable; try again later (turn ${turnId})`, retryable: true, usage: none }]);
     assert.deepEqual(calls.finishTurn, []);
     const [failed] = await failedActivities(handle);
     assert.deepEqual([failed?.attempt, failed?.type, failed?.retryState], [3, 'model_unavailable', 'RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED']);

@@ -115,6 +115,7 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     activities: createActivities(deps),
     identity: deps.workerIdentity,
     liveness: deps.repos.workerLiveness,
+    pruning: { repos: deps.repos, config: config },
     logger: createLogger('silent'),
   });
   stops.push(async () => {

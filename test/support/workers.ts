@@ -47,6 +47,7 @@ export async function startInProcessWorker(config: Config): Promise<{ stop(): Pr
     activities: createActivities(deps),
     identity: deps.workerIdentity,
     liveness: deps.repos.workerLiveness,
+    pruning: { repos: deps.repos, config: config },
     logger: createLogger('silent'),
   });
   return {
