@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { type Config, ConfigError } from '../config/env';
 import type { TurnLimits } from '../domain/turn-run';
 import { AppError } from '../domain/errors';
+import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
 import { TriggerSchedules } from '../services/trigger-schedules';
@@ -54,9 +55,10 @@ function turnLimits(config: Config): TurnLimits {
   };
 }
 
-function signingKey(config: Config): string {
-  if (!config.URL_SIGNING_KEY) throw new ConfigError('URL_SIGNING_KEY', 'required: at least 32 characters of random text (signs file URLs)');
-  return config.URL_SIGNING_KEY;
+function signingKey(config: Config): UrlSigningKeys {
+  const ring = config.URL_SIGNING_KEY === undefined ? undefined : parseUrlSigningKeys(config.URL_SIGNING_KEY);
+  if (!ring || 'error' in ring) throw new ConfigError('URL_SIGNING_KEY', `required: ${URL_SIGNING_KEY_FORMAT} (signs file URLs)`);
+  return ring.keys;
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */

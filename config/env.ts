@@ -1,7 +1,8 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
+import { decodeSecretsKeyring } from '../domain/secret-box';
+import { parseUrlSigningKeys } from '../domain/signed-url';
 import { ConfigError } from './config-error';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
 
@@ -40,6 +41,12 @@ const providerUrl = (example: string) =>
     .url({ protocol: /^https?$/, error: `an absolute http(s) URL such as ${example}` })
     .optional()
     .or(z.literal('').transform(() => undefined));
+
+/** A ring of AES-256 keys (domain/keyring.ts): the message names the entry that is not a key. */
+const secretsKeyring = z.string().superRefine((v, ctx) => {
+  const ring = decodeSecretsKeyring(v);
+  if ('error' in ring) ctx.addIssue({ code: 'custom', message: ring.error });
+});
 
 export const envSchema = z.object({
   PORT: port.default(8080),
@@ -104,9 +111,17 @@ export const envSchema = z.object({
   MODEL_HEARTBEAT_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(10_000),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
-  URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  URL_SIGNING_KEY: optionalText.pipe(
+    z
+      .string()
+      .superRefine((v, ctx) => {
+        const ring = parseUrlSigningKeys(v);
+        if ('error' in ring) ctx.addIssue({ code: 'custom', message: ring.error });
+      })
+      .optional(),
+  ),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
-  SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
+  SECRETS_KEY: optionalText.pipe(secretsKeyring.optional()),
   /** Deployed agents are served on `<slug>.AGENTS_DOMAIN` and `<random>.test.AGENTS_DOMAIN`. */
   AGENTS_DOMAIN: z
     .string()
