@@ -122,6 +122,15 @@ export const envSchema = z.object({
   ),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
   SECRETS_KEY: optionalText.pipe(secretsKeyring.optional()),
+  /** Encrypts every Temporal payload (AES-256-GCM, infra/payload-codec.ts); a ring like SECRETS_KEY. */
+  PAYLOAD_KEY: optionalText.pipe(secretsKeyring.optional()),
+  /**
+   * The codec endpoint for the Temporal UI and CLI (`/v1/codec/decode`, `/encode`): off unless set;
+   * callers send `Authorization: Bearer <CODEC_TOKEN>`.
+   */
+  CODEC_TOKEN: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  /** The browser origin of the Temporal UI allowed to call the codec endpoint (CORS). */
+  CODEC_CORS_ORIGIN: optionalText,
   /** Deployed agents are served on `<slug>.AGENTS_DOMAIN` and `<random>.test.AGENTS_DOMAIN`. */
   AGENTS_DOMAIN: z
     .string()
@@ -262,8 +271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
-    // A key's text is never echoed: a near-miss of the real key would land in logs.
-    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(value);
+    // A key's or token's text is never echoed: a near-miss of the real key would land in logs.
+    const got = /_(KEY|TOKEN)$/.test(variable) && value !== undefined ? `${value.length} characters` : JSON.stringify(value);
     throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${got})`);
   }
   const e = parsed.data;

@@ -6,6 +6,7 @@ import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import type { Workspace } from '../../domain/workspace';
 import { createLogger, type Logger } from '../../infra/logger';
+import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { fixture } from './fixture';
 
@@ -37,7 +38,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const config = opts.config ?? f.config;
   const db = createDb({ url: f.databaseUrl, poolMax: 10 });
   const repos = createRepositories(db);
-  const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false });
+  const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false, payloadCodec: payloadCodecFromConfig(config) });
   const logger = opts.logger ?? createLogger('silent');
   const hub = new TurnEventHub(f.databaseUrl, logger);
   await hub.start();
