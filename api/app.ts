@@ -8,6 +8,7 @@ import { ConversationFilesService } from '../services/conversation-files';
 import { TriggerSchedules } from '../services/trigger-schedules';
 import { ConversationsService } from '../services/conversations';
 import { secretBoxFromConfig } from '../config/secret-box';
+import { payloadCodecFromConfig } from '../infra/payload-codec';
 import { CredentialsService } from '../services/credentials';
 import { EndUsersService } from '../services/end-users';
 import { OAuthService } from '../services/oauth';
@@ -23,11 +24,13 @@ import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
 import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
+import { codecCors } from './middleware/codec-cors';
 import { PublicRateLimits } from './rate-limits';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
+import { codecRoutes } from './routes/codec';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
@@ -148,6 +151,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     hub: deps.hub,
     stream,
   });
+  codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN });
   openApiRoute(r, deps.config.baseURL);
   return r;
 }
@@ -161,6 +165,7 @@ export function createApp(deps: ApiDeps): Koa<ApiState> {
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use(publicCors);
+  app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
   app.use(errorHandler(deps.logger));
   app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN));
 
