@@ -44,6 +44,7 @@ function utf8Bytes(text: string): number {
 
 /** The text left in place of `content`, or `content` itself when the note would not be shorter. */
 const trimmed = (content: string) => {
+  if (content.startsWith('[trimmed: ')) return content; // trimmed by an earlier step
   const note = `[trimmed: ${content.length} characters left out to keep this turn within its size budget]`;
   return note.length < content.length ? note : content;
 };

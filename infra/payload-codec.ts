@@ -23,26 +23,23 @@ const text = (bytes: Uint8Array | null | undefined): string | undefined => (byte
 export class EncryptionCodec implements PayloadCodec {
   constructor(private readonly box: SecretBox) {}
 
-  encode(payloads: Payload[]): Promise<Payload[]> {
-    return Promise.resolve(
-      payloads.map((payload) => ({
+  // async: a failure rejects the promise (as the SDK expects) rather than throwing at the call.
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => ({
         metadata: {
           [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING),
           [KEY_ID_METADATA]: Buffer.from(this.box.keyId),
         },
         data: this.box.seal(temporal.api.common.v1.Payload.encode(payload).finish(), CONTEXT),
-      })),
-    );
+    }));
   }
 
-  decode(payloads: Payload[]): Promise<Payload[]> {
-    return Promise.resolve(
-      payloads.map((payload) => {
-        if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
-        if (!payload.data) throw new Error('an encrypted Temporal payload has no data');
-        return temporal.api.common.v1.Payload.decode(this.box.openBytes(payload.data, CONTEXT));
-      }),
-    );
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      if (text(payload.metadata?.[METADATA_ENCODING_KEY]) !== ENCRYPTED_ENCODING) return payload;
+      if (!payload.data) throw new Error('an encrypted Temporal payload has no data');
+      return temporal.api.common.v1.Payload.decode(this.box.openBytes(payload.data, CONTEXT));
+    });
   }
 }
 
