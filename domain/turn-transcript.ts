@@ -25,7 +25,7 @@ export type TranscriptItem =
  * model step, and Temporal refuses a payload over 2 MB (and warns from 512 KB); 1 MiB leaves room
  * for the rest of the step's input and for the encryption envelope.
  */
-export const TRANSCRIPT_BUDGET_BYTES = 1024 * 1024;
+const TRANSCRIPT_BUDGET_BYTES = 1024 * 1024;
 
 /** UTF-8 length of a string, without Buffer (this module runs inside the workflow sandbox). */
 function utf8Bytes(text: string): number {
