@@ -1,5 +1,6 @@
 import type { Next } from 'koa';
 import type { ApiContext } from '../context';
+import { preflightOrNext } from './cors-preflight';
 
 const isCodecPath = (path: string) => path === '/v1/codec/decode' || path === '/v1/codec/encode';
 
@@ -14,13 +15,6 @@ export function codecCors(origin: string | undefined) {
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.set('Access-Control-Allow-Credentials', 'true');
     ctx.set('Vary', 'Origin');
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
-      ctx.set('Access-Control-Max-Age', '600');
-      ctx.status = 204;
-      return;
-    }
-    return next();
+    return preflightOrNext(ctx, next, { methods: 'POST, OPTIONS', headers: 'Authorization, Content-Type, X-Namespace' });
   };
 }
