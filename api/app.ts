@@ -2,11 +2,13 @@ import Koa from 'koa';
 import { type Config, ConfigError } from '../config/env';
 import type { TurnLimits } from '../domain/turn-run';
 import { AppError } from '../domain/errors';
+import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
 import { TriggerSchedules } from '../services/trigger-schedules';
 import { ConversationsService } from '../services/conversations';
 import { secretBoxFromConfig } from '../config/secret-box';
+import { payloadCodecFromConfig } from '../infra/payload-codec';
 import { CredentialsService } from '../services/credentials';
 import { EndUsersService } from '../services/end-users';
 import { OAuthService } from '../services/oauth';
@@ -24,11 +26,13 @@ import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
 import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
+import { codecCors } from './middleware/codec-cors';
 import { PublicRateLimits } from './rate-limits';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
+import { codecRoutes } from './routes/codec';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
@@ -59,9 +63,10 @@ function turnLimits(config: Config): TurnLimits {
   };
 }
 
-function signingKey(config: Config): string {
-  if (!config.URL_SIGNING_KEY) throw new ConfigError('URL_SIGNING_KEY', 'required: at least 32 characters of random text (signs file URLs)');
-  return config.URL_SIGNING_KEY;
+function signingKey(config: Config): UrlSigningKeys {
+  const ring = config.URL_SIGNING_KEY === undefined ? undefined : parseUrlSigningKeys(config.URL_SIGNING_KEY);
+  if (!ring || 'error' in ring) throw new ConfigError('URL_SIGNING_KEY', `required: ${URL_SIGNING_KEY_FORMAT} (signs file URLs)`);
+  return ring.keys;
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */
@@ -154,6 +159,7 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     hub: deps.hub,
     stream,
   });
+  codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN });
   openApiRoute(r, deps.config.baseURL);
   return r;
 }
@@ -167,6 +173,7 @@ export function createApp(deps: ApiDeps): Koa<ApiState> {
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use(publicCors);
+  app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
   app.use(errorHandler(deps.logger));
   app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN));
 

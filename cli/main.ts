@@ -111,4 +111,9 @@ key.command('revoke').description('revoke a key: it answers 401 from then on')
   .argument('<keyId>', 'key id (key_…), from key list').option(json, jsonHelp)
   .action(adminAction((config, id: string, opts: { json?: boolean }) => admin().keyRevoke(config, say, print, id, opts)));
 
+const secrets = program.command('secrets').description('stored secret values (SECRETS_KEY)');
+secrets.command('rekey').description('re-encrypt every stored sealed value under the current (first) key of SECRETS_KEY; resumable, skips values already under it')
+  .option('--batch-size <n>', 'values per batch', '500').option('--limit <n>', 'stop after re-encrypting this many values (run again to go on)').option(json, jsonHelp)
+  .action(adminAction((config, opts: { batchSize: string; limit?: string; json?: boolean }) => admin().secretsRekey(config, say, print, opts)));
+
 program.parseAsync(process.argv).catch(fail);

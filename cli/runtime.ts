@@ -91,7 +91,8 @@ export async function runWorker(opts: {
   const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   let connection: NativeConnection | undefined;
   try {
-    connection = await connectTemporalWorker(temporalTargetFromConfig(opts.config, opts.temporalAddress));
+    const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
+    connection = await connectTemporalWorker(target);
     const deps = activityDepsFromConfig(opts.config, db);
     const workers = await startWorkers({
       connection,
@@ -102,6 +103,7 @@ export async function runWorker(opts: {
       liveness: deps.repos.workerLiveness,
       pruning: { repos: deps.repos, config: opts.config },
       logger: opts.logger,
+      payloadCodec: target.payloadCodec,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const health =

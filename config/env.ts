@@ -2,7 +2,8 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { METADATA_HOSTS } from '../domain/metadata-hosts';
-import { decodeSecretsKey, SECRETS_KEY_FORMAT } from '../domain/secret-box';
+import { decodeSecretsKeyring } from '../domain/secret-box';
+import { parseUrlSigningKeys } from '../domain/signed-url';
 import { ConfigError } from './config-error';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
 
@@ -41,6 +42,12 @@ const providerUrl = (example: string) =>
     .url({ protocol: /^https?$/, error: `an absolute http(s) URL such as ${example}` })
     .optional()
     .or(z.literal('').transform(() => undefined));
+
+/** A ring of AES-256 keys (domain/keyring.ts): the message names the entry that is not a key. */
+const secretsKeyring = z.string().superRefine((v, ctx) => {
+  const ring = decodeSecretsKeyring(v);
+  if ('error' in ring) ctx.addIssue({ code: 'custom', message: ring.error });
+});
 
 export const envSchema = z.object({
   PORT: port.default(8080),
@@ -119,9 +126,26 @@ export const envSchema = z.object({
   EVENT_LOG_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(30),
   PROBE_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(7),
   RETENTION_PRUNE_INTERVAL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(10, 'at least 10').default(3600),
-  URL_SIGNING_KEY: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  URL_SIGNING_KEY: optionalText.pipe(
+    z
+      .string()
+      .superRefine((v, ctx) => {
+        const ring = parseUrlSigningKeys(v);
+        if ('error' in ring) ctx.addIssue({ code: 'custom', message: ring.error });
+      })
+      .optional(),
+  ),
   /** Encrypts secret and connection values at rest (AES-256-GCM); see domain/secret-box.ts. */
-  SECRETS_KEY: optionalText.pipe(z.string().refine((v) => decodeSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT).optional()),
+  SECRETS_KEY: optionalText.pipe(secretsKeyring.optional()),
+  /** Encrypts every Temporal payload (AES-256-GCM, infra/payload-codec.ts); a ring like SECRETS_KEY. */
+  PAYLOAD_KEY: optionalText.pipe(secretsKeyring.optional()),
+  /**
+   * The codec endpoint for the Temporal UI and CLI (`/v1/codec/decode`, `/encode`): off unless set;
+   * callers send `Authorization: Bearer <CODEC_TOKEN>`.
+   */
+  CODEC_TOKEN: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  /** The browser origin of the Temporal UI allowed to call the codec endpoint (CORS). */
+  CODEC_CORS_ORIGIN: optionalText,
   /** Deployed agents are served on `<slug>.AGENTS_DOMAIN` and `<random>.test.AGENTS_DOMAIN`. */
   AGENTS_DOMAIN: z
     .string()
@@ -282,8 +306,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
     const value = env[variable];
-    // A key's text is never echoed: a near-miss of the real key would land in logs.
-    const got = variable.endsWith('_KEY') && value !== undefined ? `${value.length} characters` : JSON.stringify(redactUrlValue(variable, value));
+    // A key's or token's text is never echoed: a near-miss of the real key would land in logs.
+    const got = /_(KEY|TOKEN)$/.test(variable) && value !== undefined ? `${value.length} characters` : JSON.stringify(redactUrlValue(variable, value));
     throw new ConfigError(variable, `${issue?.message ?? 'invalid'} (got ${got})`);
   }
   const e = parsed.data;

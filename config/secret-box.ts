@@ -1,9 +1,9 @@
-import { decodeSecretsKey, SECRETS_KEY_FORMAT, SecretBox } from '../domain/secret-box';
+import { decodeSecretsKeyring, SECRETS_KEY_FORMAT, SecretBox } from '../domain/secret-box';
 import { type Config, ConfigError } from './env';
 
-/** The secret box of SECRETS_KEY; a ConfigError naming it when unset (`npm start` makes one). */
+/** The secret box of the SECRETS_KEY ring; a ConfigError naming it when unset (`npm start` makes one). */
 export function secretBoxFromConfig(config: Pick<Config, 'SECRETS_KEY'>): SecretBox {
-  const key = config.SECRETS_KEY === undefined ? undefined : decodeSecretsKey(config.SECRETS_KEY);
-  if (!key) throw new ConfigError('SECRETS_KEY', `required: ${SECRETS_KEY_FORMAT}; encrypts secret and connection values`);
-  return new SecretBox(key);
+  const ring = config.SECRETS_KEY === undefined ? undefined : decodeSecretsKeyring(config.SECRETS_KEY);
+  if (!ring || 'error' in ring) throw new ConfigError('SECRETS_KEY', `required: ${SECRETS_KEY_FORMAT}; encrypts secret and connection values`);
+  return new SecretBox(ring.keys);
 }

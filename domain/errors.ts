@@ -8,6 +8,7 @@ export const errorCodes = {
   body_too_large: { status: 400, doc: 'The body is larger than BODY_LIMIT_BYTES.' },
   missing_api_key: { status: 401, doc: 'No `Authorization: Bearer <key>` header.' },
   invalid_api_key: { status: 401, doc: 'The key is malformed, unknown or revoked.' },
+  invalid_codec_token: { status: 401, doc: 'The codec endpoint (`/v1/codec/…`) needs `Authorization: Bearer <CODEC_TOKEN>`; the header is missing or wrong.' },
   not_found: { status: 404, doc: 'No such route.' },
   workspace_not_found: { status: 404, doc: 'The workspace does not exist.' },
   file_too_large: { status: 400, doc: 'The file is larger than the documented maximum (25 MiB).' },

@@ -46,6 +46,8 @@ export const hashWebhookToken = (token: string) => createHash('sha256').update(t
 
 const tokenContext = (webhookId: string) => `webhook token of ${webhookId}`;
 const secretContext = (webhookId: string) => `webhook signing secret of ${webhookId}`;
+/** What a webhook's sealed token and signing secret are bound to (read by `secrets rekey`). */
+export const webhookSealContexts = { token: tokenContext, signingSecret: secretContext } as const;
 
 /** A new inbound token, with its lookup hash and its value sealed under SECRETS_KEY (to show the URL again). */
 export function mintWebhookToken(box: SecretBox, webhookId: string): { hash: string; sealed: Buffer } {

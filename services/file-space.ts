@@ -3,7 +3,7 @@ import type { Repositories } from '../db/repositories';
 import { AppError } from '../domain/errors';
 import { type FileEntry, MAX_FILE_BYTES } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
-import { DEFAULT_URL_TTL_SECONDS, type FileGrant, signFileGrant } from '../domain/signed-url';
+import { DEFAULT_URL_TTL_SECONDS, type FileGrant, signFileGrant, type UrlSigningKeys } from '../domain/signed-url';
 
 /** What `fileUrl` asks for: the path, and `ttl` in seconds (default 3600); `download` makes the link download. */
 export interface FileUrlInput {
@@ -51,7 +51,7 @@ export class FileSpace {
   }
 
   /** A URL under `origin` that serves the file (which must exist now) for `ttl` seconds without an API key (HMAC-signed under `signingKey`). */
-  async signedUrl(signingKey: string, workspaceId: string, space: string, origin: string, input: FileUrlInput): Promise<string> {
+  async signedUrl(signingKey: UrlSigningKeys, workspaceId: string, space: string, origin: string, input: FileUrlInput): Promise<string> {
     await this.read(space, input.path);
     const ttl = input.ttl ?? DEFAULT_URL_TTL_SECONDS;
     const grant: FileGrant = { workspaceId, space, path: input.path, download: input.download ?? false, exp: Math.floor(Date.now() / 1000) + ttl };

@@ -1,5 +1,6 @@
 import type { Repositories } from '../db/repositories';
 import type { FileEntry } from '../domain/file-path';
+import type { UrlSigningKeys } from '../domain/signed-url';
 import { FileSpace, type FileUrlInput } from './file-space';
 
 /** Finds the owner (`ownerId` in `workspaceId`) and names its file space; throws the owner's not-found error. */
@@ -14,7 +15,7 @@ export class OwnedFiles {
   protected readonly files: FileSpace;
 
   constructor(
-    protected readonly deps: { repos: Repositories; signingKey: string },
+    protected readonly deps: { repos: Repositories; signingKey: UrlSigningKeys },
     private readonly spaceOf: SpaceOf,
   ) {
     this.files = new FileSpace(deps.repos);

@@ -7,6 +7,7 @@ import { iso } from '../db/rows';
 import { AppError } from '../domain/errors';
 import type { ProjectConversation, StartProjectConversationInput } from '../domain/project-conversation';
 import type { ProjectTurnInput } from '../domain/project-runs';
+import type { UrlSigningKeys } from '../domain/signed-url';
 import { ProjectIdKey } from '../workflows/search-attributes';
 import { OwnedFiles } from './owned-files';
 
@@ -56,7 +57,7 @@ export class ProjectConversationsService {
   /** The project's files: what its conversations' drives and its members' delegated turns write. */
   readonly files: OwnedFiles;
 
-  constructor(private readonly deps: { repos: Repositories; signingKey: string }) {
+  constructor(private readonly deps: { repos: Repositories; signingKey: UrlSigningKeys }) {
     this.files = new OwnedFiles(deps, async (workspaceId, projectId) => {
       if (!(await deps.repos.projects.get({ workspaceId, projectId }))) throw projectNotFound();
       return projectSpace(projectId);

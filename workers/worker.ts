@@ -9,6 +9,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { Repositories } from '../db/repositories';
 import type { WorkerLivenessRepository } from '../db/repositories/worker-liveness';
@@ -28,6 +29,8 @@ interface WorkerSetOptions {
   /** Pruning of old event log and probe rows (workers/retention-pruner.ts). */
   pruning: { repos: Repositories; config: RetentionConfig };
   logger: Logger;
+  /** Encrypts payloads (PAYLOAD_KEY, infra/payload-codec.ts); the API's client must use the same ring. */
+  payloadCodec?: PayloadCodec;
   /** A prebuilt bundle (tests share one); built here when absent. */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -88,6 +91,7 @@ const quietBundlerLogger = {
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
   const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle() ?? (await bundleWorkflows());
   const { identity } = opts;
+  const dataConverter = opts.payloadCodec ? { dataConverter: { payloadCodecs: [opts.payloadCodec] } } : {};
   const workers = await Promise.all(
     [opts.taskQueues.turns, opts.taskQueues.ops].map((taskQueue) =>
       Worker.create({
@@ -97,6 +101,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         identity,
         workflowBundle,
         activities: opts.activities,
+        ...dataConverter,
         // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
         // that worker was killed, the task waits there this long before any worker may take it:
         // Temporal's 10 s default is most of a turn's recovery after a SIGKILL (bench:recovery).
@@ -105,7 +110,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
     ),
   );
   // Stamps before the first poll: an attempt recorded under an identity that never stamped is an orphan.
-  const client = new Client({ connection: opts.connection, namespace: opts.namespace });
+  const client = new Client({ connection: opts.connection, namespace: opts.namespace, ...dataConverter });
   const sweeper = await startOrphanSweeper({
     liveness: opts.liveness,
     client,

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
-import type { TranscriptItem, TranscriptToolCall } from '../domain/turn-transcript';
+import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
 import { nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
 
 /** Runs one tool call of a turn and gives the model its result. */
@@ -67,6 +67,8 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
           const outcome = await runCall(call);
           transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
         }
+        // The transcript is the next step's input: it must stay under Temporal's payload limit.
+        boundTranscript(transcript);
       }
       return undefined;
     });

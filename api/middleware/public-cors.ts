@@ -1,5 +1,6 @@
 import type { Next } from 'koa';
 import type { ApiContext } from '../context';
+import { preflightOrNext } from './cors-preflight';
 
 /** The routes anyone's browser may call: the public API. Nothing key-authenticated is ever CORS-open. */
 export const isPublicPath = (path: string) => path.startsWith('/v1/public/');
@@ -13,12 +14,5 @@ export async function publicCors(ctx: ApiContext, next: Next): Promise<void> {
   if (!isPublicPath(ctx.path)) return next();
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Access-Control-Expose-Headers', 'X-Turn-Id, X-Conversation-Id, X-Request-Id, Retry-After');
-  if (ctx.method === 'OPTIONS') {
-    ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID');
-    ctx.set('Access-Control-Max-Age', '600');
-    ctx.status = 204;
-    return;
-  }
-  return next();
+  return preflightOrNext(ctx, next, { methods: 'GET, POST, OPTIONS', headers: 'Authorization, Content-Type, Last-Event-ID' });
 }

@@ -149,6 +149,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     DATA_DIR: workDir,
     URL_SIGNING_KEY: randomBytes(30).toString('base64url').slice(0, 40),
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    PAYLOAD_KEY: randomBytes(32).toString('base64'),
     MODEL_STANDARD: 'openai:bench',
     MODEL_PREMIUM: 'openai:bench',
     OPENAI_BASE_URL: `${model.url}/v1`,

@@ -3,6 +3,9 @@ import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { createRepositories, type Repositories } from '../../db/repositories';
+import { sealedColumns } from '../../db/repositories/sealed-values';
+import { secretBoxFromConfig } from '../../config/secret-box';
+import { rekeySealedValues } from '../../services/rekey';
 import { openDatabase, type Say } from '../backing-services';
 
 /** A failure the admin CLI reports as one line on stderr with exit code `exitCode`. */
@@ -89,4 +92,19 @@ export async function keyRevoke(config: Config, say: Say, print: Say, id: string
   const found = await withRepositories(config, say, (repos) => repos.apiKeys.revoke({ id: kId }));
   if (!found) throw new CliError(`no key ${kId}`);
   print(opts.json ? JSON.stringify({ id: kId, revoked: true }) : `key ${kId} revoked`);
+}
+
+export async function secretsRekey(config: Config, say: Say, print: Say, opts: { batchSize: string; limit?: string; json?: boolean }) {
+  const batchSize = parseArg(z.coerce.number().int().min(1).max(10_000), opts.batchSize, '--batch-size');
+  const limit = opts.limit === undefined ? undefined : parseArg(z.coerce.number().int().min(1), opts.limit, '--limit');
+  const box = secretBoxFromConfig(config);
+  const report = await withRepositories(config, say, (repos) =>
+    rekeySealedValues({ sealedValues: repos.sealedValues, columns: sealedColumns, box }, { batchSize, limit, progress: say }),
+  );
+  if (opts.json) print(JSON.stringify({ keyId: box.keyId, ...report }));
+  else {
+    print(`${report.resealed} values re-encrypted under key ${box.keyId}; ${report.alreadyCurrent} were already under it${report.stoppedEarly ? '; stopped early (--limit): run again to finish' : ''}`);
+    for (const line of report.failed) print(`not re-encrypted: ${line}`);
+  }
+  if (report.failed.length > 0) throw new CliError(`${report.failed.length} values could not be opened with any key of SECRETS_KEY`);
 }

@@ -14,6 +14,10 @@ function requireRemote(config: Config, command: string): { databaseUrl: string; 
   if (!config.SECRETS_KEY) {
     throw new ConfigError('SECRETS_KEY', `required by \`hosted-agents ${command}\`: ${SECRETS_KEY_FORMAT}, the same on every replica`);
   }
+  // Conversation content must not reach Temporal's history in plain text (infra/payload-codec.ts).
+  if (!config.PAYLOAD_KEY) {
+    throw new ConfigError('PAYLOAD_KEY', `required by \`hosted-agents ${command}\`: ${SECRETS_KEY_FORMAT}, the same on every replica and worker`);
+  }
   return { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS };
 }
 

@@ -37,6 +37,9 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     ...given,
     URL_SIGNING_KEY: given.URL_SIGNING_KEY ?? (await ensureKeyFile(given.dataDir, 'url-signing.key')),
     SECRETS_KEY: given.SECRETS_KEY ?? (await ensureKeyFile(given.dataDir, 'secrets.key')),
+    PAYLOAD_KEY: given.PAYLOAD_KEY ?? (await ensureKeyFile(given.dataDir, 'payload.key')),
+    // The dev server's UI may call the codec endpoint (when CODEC_TOKEN is set).
+    CODEC_CORS_ORIGIN: given.CODEC_CORS_ORIGIN ?? (given.TEMPORAL_ADDRESS ? undefined : `http://localhost:${given.TEMPORAL_UI_PORT}`),
   };
   const stack: Stoppable[] = [];
   const stopAll = async () => {

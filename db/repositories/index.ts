@@ -9,6 +9,7 @@ import { FilesRepository } from './files';
 import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
+import { SealedValuesRepository } from './sealed-values';
 import { TurnsRepository } from './turns';
 import { WebhooksRepository } from './webhooks';
 import { WorkerLivenessRepository } from './worker-liveness';
@@ -30,6 +31,7 @@ export function createRepositories(db: Db) {
     deployments: new DeploymentsRepository(db),
     workerLiveness: new WorkerLivenessRepository(db),
     oauthStates: new OAuthStatesRepository(db),
+    sealedValues: new SealedValuesRepository(db),
     webhooks: new WebhooksRepository(db),
   };
 }

@@ -108,6 +108,27 @@ describe('turn workflow with fake activities: step limit, model failures, failTu
   const none = { inputTokens: 0, outputTokens: 0 };
   const oneStep = { inputTokens: 10, outputTokens: 5 };
 
+  it("tool results that add up past Temporal's 2 MB payload limit: each model step's transcript stays under 1 MiB, oldest trimmed, and the turn finishes", async function () {
+    this.timeout(120_000);
+    const big = '𝄞'.repeat(16_000); // a tool result at its 16 000-character cap, 64 KB of UTF-8
+    const calls5 = (step: number) => [1, 2, 3, 4, 5].map((n) => toolCall(step * 10 + n));
+    const { calls, error } = await runTurn(
+      {
+        modelStep: ({ step }) => (step < 8 ? modelAnswer(`step ${step}. `, calls5(step)) : modelAnswer('Done.')),
+        runTool: () => ({ ok: true, content: big }),
+      },
+      { maxSteps: 8 },
+    );
+    assert.equal(error, undefined);
+    assert.equal(calls.runTool.length, 35, '35 results of 64 KB: 2.2 MB in all');
+    for (const c of calls.modelStep) assert.ok(Buffer.byteLength(JSON.stringify(c.transcript)) <= 1024 * 1024, `step ${c.step}`);
+    const last = calls.modelStep.at(-1)?.transcript ?? [];
+    assert.equal(last.length, 7 * 6, 'every call keeps its result item');
+    assert.match((last[1] as { content: string }).content, /^\[trimmed: /, 'the oldest result is trimmed');
+    assert.equal((last.at(-1) as { content: string }).content, big, 'the newest result is whole');
+    assert.equal(calls.finishTurn.length, 1);
+  });
+
   it('a model that always asks for a tool: after maxSteps model calls the turn fails once with the step-limit message', async () => {
     const { calls, turnId, error, handle } = await runTurn({ modelStep: ({ step }) => modelAnswer(`step ${step}. `, [toolCall(step)]) });
     assert.equal(error, undefined, 'the run itself completes: the turn failed, the workflow did not');

@@ -6,6 +6,7 @@ import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import type { Workspace } from '../../domain/workspace';
 import { createLogger, type Logger } from '../../infra/logger';
+import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { fixture } from './fixture';
 
@@ -35,11 +36,13 @@ interface TestApiOptions {
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const f = fixture();
   const config = opts.config ?? f.config;
-  const db = createDb({ url: f.databaseUrl, poolMax: 10 });
+  // A config may name a database of its own (a test that rewrites every row, e.g. secrets rekey).
+  const databaseUrl = config.DATABASE_URL ?? f.databaseUrl;
+  const db = createDb({ url: databaseUrl, poolMax: 10 });
   const repos = createRepositories(db);
-  const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false });
+  const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false, payloadCodec: payloadCodecFromConfig(config) });
   const logger = opts.logger ?? createLogger('silent');
-  const hub = new TurnEventHub(f.databaseUrl, logger);
+  const hub = new TurnEventHub(databaseUrl, logger);
   await hub.start();
   const server = await startApiServer({ config, db, repos, temporal, logger, hub }, opts.port ?? 0, '127.0.0.1');
   return {

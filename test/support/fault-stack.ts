@@ -87,6 +87,7 @@ export async function startFaultStack(opts: { temporalCliPath: string; extraEnv?
     PORT: String(apiPort),
     URL_SIGNING_KEY: randomToken(40),
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    PAYLOAD_KEY: randomBytes(32).toString('base64'),
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
     LOG_LEVEL: 'warn',

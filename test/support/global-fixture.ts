@@ -10,6 +10,7 @@ import { migrateLatest } from '../../db/migrate';
 import { randomToken } from '../../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { createLogger } from '../../infra/logger';
+import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
@@ -98,6 +99,8 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     URL_SIGNING_KEY: randomToken(40),
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    // Every integration test runs with Temporal payloads encrypted, as production does.
+    PAYLOAD_KEY: randomBytes(32).toString('base64'),
     // A machine with OPENAI_API_KEY set would otherwise make OpenAI the default model.
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
@@ -117,6 +120,7 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     liveness: deps.repos.workerLiveness,
     pruning: { repos: deps.repos, config: config },
     logger: createLogger('silent'),
+    payloadCodec: payloadCodecFromConfig(config),
   });
   stops.push(async () => {
     await workers.shutdown();

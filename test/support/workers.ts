@@ -6,6 +6,7 @@ import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { createLogger } from '../../infra/logger';
+import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { activityDepsFromConfig } from '../../workers/activity-deps';
 import { startWorkers } from '../../workers/worker';
 import { cliEntry, repoRoot } from './cli';
@@ -24,6 +25,7 @@ export function isolatedEnv(extra: Record<string, string>): Record<string, strin
     URL_SIGNING_KEY: f.config.URL_SIGNING_KEY ?? randomToken(40),
     // The same key as the fixture: values stored through the test API must open in these workers.
     SECRETS_KEY: f.config.SECRETS_KEY ?? randomBytes(32).toString('base64'),
+    PAYLOAD_KEY: f.config.PAYLOAD_KEY ?? randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
@@ -49,6 +51,7 @@ export async function startInProcessWorker(config: Config): Promise<{ stop(): Pr
     liveness: deps.repos.workerLiveness,
     pruning: { repos: deps.repos, config: config },
     logger: createLogger('silent'),
+    payloadCodec: payloadCodecFromConfig(config),
   });
   return {
     async stop() {
