@@ -5,6 +5,7 @@ import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
+import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
@@ -29,6 +30,7 @@ export function createRepositories(db: Db) {
     workerLiveness: new WorkerLivenessRepository(db),
     oauthStates: new OAuthStatesRepository(db),
     webhooks: new WebhooksRepository(db),
+    leases: new LeasesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -21,4 +21,9 @@ export class ProbesRepository {
     const row = await this.db<{ id: string; workspace_id: string; task_queue: string }>('probes').where({ id }).first();
     return row ? { id: row.id, workspaceId: row.workspace_id, taskQueue: row.task_queue } : undefined;
   }
+
+  /** Deletes probe rows older than `maxAgeSeconds`; returns how many went. */
+  async prune({ maxAgeSeconds }: { maxAgeSeconds: number }): Promise<number> {
+    return this.db('probes').where('created_at', '<', this.db.raw('now() - make_interval(secs => ?)', [maxAgeSeconds])).delete();
+  }
 }
