@@ -40,10 +40,10 @@ export class KeyLimits {
     this.keeper = new LeaseKeeper(leases, onError);
   }
 
-  /** One request of the key: within its one-second burst and its per-minute budget. */
-  async request(keyId: string): Promise<void> {
-    await consume(this.burst, keyId, 'requests with this API key in one second');
-    await consume(this.sustained, keyId, 'requests with this API key in one minute');
+  /** One request of a key (`key`: what it is counted under): within its one-second burst and its per-minute budget. */
+  async request(key: string): Promise<void> {
+    await consume(this.burst, key, 'requests with this API key in one second');
+    await consume(this.sustained, key, 'requests with this API key in one minute');
   }
 
   /** Middleware for a route whose response holds one of the key's `kind` slots until it closes. */

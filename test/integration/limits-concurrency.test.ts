@@ -100,4 +100,13 @@ describe('limits: streams, uploads and running turns at once', () => {
     );
     assert.equal(after.status, 200);
   });
+
+  it('leases taken in a race never pass the limit, and expired ones are taken over', async () => {
+    const holder = `race-${Date.now()}`;
+    const taken = await Promise.all(Array.from({ length: 20 }, () => api.repos.leases.acquire({ holder, kind: 'streams', limit: 3, ttlSeconds: 60 })));
+    assert.equal(taken.filter((id) => id !== undefined).length, 3);
+    await api.db('leases').where({ holder }).update({ expires_at: api.db.raw(`now() - interval '1 second'`) });
+    const after = await Promise.all(Array.from({ length: 5 }, () => api.repos.leases.acquire({ holder, kind: 'streams', limit: 3, ttlSeconds: 60 })));
+    assert.equal(after.filter((id) => id !== undefined).length, 3);
+  });
 });
