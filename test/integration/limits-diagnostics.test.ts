@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
+import { runCli } from '../support/cli';
 import { assertRateLimited } from '../support/limits';
 
 describe('limits: the diagnostics probe', () => {
@@ -37,5 +38,18 @@ describe('limits: the diagnostics probe', () => {
     assert.equal(res.status, 200);
     const left = await api.db('probes').where({ workspace_id: workspace.id }).orderBy('id').pluck('id');
     assert.deepEqual(left.sort(), [recent.id, res.body.probeId].sort());
+  });
+
+  it('the operator flag is set and cleared with `hosted-agents workspace diagnostics`', async () => {
+    const { workspace, apiKey } = await api.newWorkspace();
+    const env = { DATABASE_URL: fixture().databaseUrl };
+    const allow = await runCli(['workspace', 'diagnostics', workspace.id, '--allow', '--json'], env);
+    assert.equal(allow.code, 0, allow.stderr);
+    assert.deepEqual(JSON.parse(allow.stdout), { id: workspace.id, diagnostics: true });
+    assert.equal((await probe(apiKey)).status, 200);
+    const deny = await runCli(['workspace', 'diagnostics', workspace.id, '--deny'], env);
+    assert.equal(deny.code, 0, deny.stderr);
+    assert.equal((await probe(apiKey)).status, 404);
+    assert.equal((await runCli(['workspace', 'diagnostics', workspace.id], env)).code, 2, 'neither --allow nor --deny');
   });
 });
