@@ -27,6 +27,7 @@ import { accessLog } from './middleware/access-log';
 import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
 import { codecCors } from './middleware/codec-cors';
+import { KeyLimits } from './key-limits';
 import { PublicRateLimits } from './rate-limits';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
@@ -71,7 +72,12 @@ function signingKey(config: Config): UrlSigningKeys {
 
 /** Every route, each declared once with its contract (see routing.ts). */
 function createRoutes(deps: ApiDeps): ApiRouter {
-  const r = new ApiRouter({ authenticate: requireApiKey(deps.repos.apiKeys), bodyLimitBytes: deps.config.BODY_LIMIT_BYTES });
+  const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
+  const r = new ApiRouter({
+    authenticate: requireApiKey(deps.repos.apiKeys, keyLimits),
+    hold: (kind) => keyLimits.hold(kind),
+    bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
+  });
   const schedules = new TriggerSchedules({
     db: deps.db,
     temporal: deps.temporal,
@@ -103,9 +109,10 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     bodyLimitBytes: deps.config.WEBHOOK_BODY_LIMIT_BYTES,
     publicBaseURL: deps.config.PUBLIC_BASE_URL,
   });
-  knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents }));
+  const storageQuotaBytes = deps.config.WORKSPACE_STORAGE_BYTES;
+  knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents, storageQuotaBytes }));
   projectRoutes(r, new ProjectsService(deps));
-  projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config) }), deps.config.PUBLIC_BASE_URL);
+  projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes }), deps.config.PUBLIC_BASE_URL);
   const cancellation = new TurnCancellation({ db: deps.db, repos: deps.repos, temporal: deps.temporal, waitMs: 5000 });
   const conversations = new ConversationsService({
     db: deps.db,
@@ -114,10 +121,12 @@ function createRoutes(deps: ApiDeps): ApiRouter {
     turnsQueue: deps.config.taskQueues.turns,
     limits: turnLimits(deps.config),
     cancellation,
+    maxRunningTurns: deps.config.WORKSPACE_RUNNING_TURNS_MAX,
+    storageQuotaBytes,
   });
   conversationFileRoutes(
     r,
-    new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config) }),
+    new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes }),
     deps.config.PUBLIC_BASE_URL,
   );
   const stream = {

@@ -22,6 +22,8 @@ export interface ApiState {
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
   workspaceId?: string;
+  /** The id of the API key that authenticated the request (its limits are counted by it). */
+  keyId?: string;
   /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
   site?: ServedAgent;
 }

@@ -25,16 +25,7 @@ export class PublicRateLimits {
   private readonly webhooks: RateLimiterPostgres;
 
   constructor(db: Db, config: PublicLimitsConfig) {
-    const limiter = (keyPrefix: string, points: number) =>
-      new RateLimiterPostgres({
-        storeClient: db,
-        storeType: 'knex',
-        tableName: 'rate_limits',
-        tableCreated: true, // migration 006
-        keyPrefix,
-        points,
-        duration: config.PUBLIC_RATE_WINDOW_SECONDS,
-      });
+    const limiter = (keyPrefix: string, points: number) => postgresLimiter(db, keyPrefix, points, config.PUBLIC_RATE_WINDOW_SECONDS);
     this.visitor = limiter('chat-visitor', config.PUBLIC_CHAT_PER_VISITOR);
     this.address = limiter('chat-address', config.PUBLIC_CHAT_PER_ADDRESS);
     this.agent = limiter('chat-agent', config.PUBLIC_CHAT_PER_TOKEN);
@@ -60,7 +51,26 @@ export class PublicRateLimits {
   }
 }
 
-async function consume(limiter: RateLimiterPostgres, key: string, what: string): Promise<void> {
+/**
+ * A fixed-window limiter counted in `rate_limits` (rate-limiter-flexible's table, migration 006).
+ * A key that has used all its points is refused from this process's memory until its window ends,
+ * so a flood costs PostgreSQL one write per key and window, not one per request.
+ */
+export function postgresLimiter(db: Db, keyPrefix: string, points: number, durationSeconds: number): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix,
+    points,
+    duration: durationSeconds,
+    inMemoryBlockOnConsumed: points,
+  });
+}
+
+/** Counts one action of `key`; a refusal is 429 `rate_limited` whose `retryAfter` is the rest of the window. */
+export async function consume(limiter: RateLimiterPostgres, key: string, what: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (res) {

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
 import type { ApiContext, ApiState } from './context';
+import type { ConcurrencyKind } from './key-limits';
 import { jsonBody } from './middleware/json-body';
 import { AppError } from '../domain/errors';
 import { undecodablePathParam, undecodableQueryParam } from './undecodable';
@@ -43,6 +44,8 @@ interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   response: RouteResponse;
   /** Error codes this route can answer besides the ones every route can (400/401/5xx). */
   errors?: ErrorCode[];
+  /** A slot of the API key this route's response holds until it closes (README: Limits); needs `auth: 'apiKey'`. */
+  holds?: ConcurrencyKind;
 }
 
 export type AnyRouteDef = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
@@ -61,6 +64,8 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
 interface ApiRouterOptions {
   /** Runs before routes whose `auth` is `apiKey`. */
   authenticate: Middleware<ApiState>;
+  /** Runs after `authenticate` on routes that declare `holds`. */
+  hold: (kind: ConcurrencyKind) => Middleware<ApiState>;
   bodyLimitBytes: number;
 }
 
@@ -85,6 +90,7 @@ export class ApiRouter {
     this.defs.push(def);
     const before: Middleware<ApiState>[] = [];
     if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
+    if (def.holds) before.push(this.options.hold(def.holds));
     if (def.body) before.push(this.json);
     this.router[def.method](def.path, ...before, async (ctx) => {
       refuseUndecodable(def, ctx.path, ctx.querystring);

@@ -10,9 +10,19 @@ interface ApiServer {
 
 /** Serves the app on HOST:PORT; `close` stops accepting and ends idle keep-alive sockets. */
 export async function startApiServer(deps: ApiDeps, port = deps.config.PORT, host = deps.config.HOST): Promise<ApiServer> {
-  const server = createServer(createApp(deps).callback());
-  // Streams (SSE) are long-lived: no request timeout; idle keep-alive sockets close after 65 s.
-  server.requestTimeout = 0;
+  const requestTimeout = deps.config.REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    {
+      // `requestTimeout` bounds receiving the request (headers and body), not the response: an
+      // event stream stays open as long as its turn runs, while a body that trickles in is cut
+      // with 408. Connections are checked this often, so a cut comes within this much after it.
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeout / 4))),
+    },
+    createApp(deps).callback(),
+  );
+  // Idle keep-alive sockets close after 65 s (longer than common load balancers' 60 s).
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

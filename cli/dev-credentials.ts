@@ -35,6 +35,8 @@ export async function ensureDevCredentials(
     }
   }
   const workspace = await repos.workspaces.create({ name: 'dev', credits: 1000 });
+  // The machine's own operator: `npm start` lets its dev workspace run the diagnostics probe.
+  await repos.workspaces.setDiagnosticsAllowed({ id: workspace.id, allowed: true });
   const { apiKey } = await repos.apiKeys.create({ workspaceId: workspace.id });
   const credentials = { workspaceId: workspace.id, apiKey, baseURL };
   await write(file, credentials);

@@ -99,6 +99,9 @@ workspace.command('list').description('every workspace with its balance').option
 workspace.command('credits').description("change a workspace's balance")
   .argument('<id>', 'workspace id (ws_…)').requiredOption('--add <n>', 'credits to add (negative to remove)').option(json, jsonHelp)
   .action(adminAction((config, id: string, opts: { add: string; json?: boolean }) => admin().workspaceCredits(config, say, print, id, opts)));
+workspace.command('diagnostics').description('allow or deny a workspace the diagnostics probe (POST /v1/diagnostics/round-trip)')
+  .argument('<id>', 'workspace id (ws_…)').option('--allow', 'let its keys run the probe').option('--deny', 'the probe answers 404 to its keys (the default)').option(json, jsonHelp)
+  .action(adminAction((config, id: string, opts: { allow?: boolean; deny?: boolean; json?: boolean }) => admin().workspaceDiagnostics(config, say, print, id, opts)));
 
 const key = program.command('key').description('manage API keys (stored as SHA-256; a key is shown once)');
 key.command('create').description('a new API key for a workspace, shown once')

@@ -181,6 +181,21 @@ export const envSchema = z.object({
   WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),
   WEBHOOK_DELIVERY_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(8),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(10_000),
+  /**
+   * Limits of one API key, one workspace and one request (README: Limits). Counts are kept in
+   * PostgreSQL, so they hold across API replicas. Defaults are generous: they stop a runaway client,
+   * not a busy one.
+   */
+  KEY_BURST_PER_SECOND: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(200),
+  KEY_REQUESTS_PER_MINUTE: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(6000),
+  KEY_STREAMS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
+  KEY_UPLOADS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(10),
+  WORKSPACE_RUNNING_TURNS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
+  WORKSPACE_STORAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number of bytes').min(0, 'at least 0').default(1024 ** 3),
+  /** Time to receive a whole request (headers and body); a response (an event stream) may last longer. */
+  REQUEST_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(300_000),
+  /** The diagnostics probe: runs per workspace per minute (only workspaces an operator allowed); its rows are kept PROBE_RETENTION_DAYS. */
+  DIAGNOSTICS_PER_MINUTE: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(6),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;

@@ -38,6 +38,10 @@ export const errorCodes = {
   missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },
+  storage_quota_exceeded: {
+    status: 413,
+    doc: "The write would take the workspace's stored files past WORKSPACE_STORAGE_BYTES; nothing was written. Remove files, or ask the operator to raise the quota.",
+  },
   payload_too_large: { status: 413, doc: 'A webhook payload larger than WEBHOOK_BODY_LIMIT_BYTES; no run was started.' },
   rate_limited: { status: 429, doc: 'Too many requests; wait `retryAfter` seconds.' },
   internal_error: { status: 500, doc: 'An unexpected failure; details are in the server log under the request id.' },

@@ -11,7 +11,7 @@ import { OwnedFiles } from './owned-files';
  * are redeemed here.
  */
 export class ConversationFilesService extends OwnedFiles {
-  constructor(deps: { repos: Repositories; signingKey: UrlSigningKeys }) {
+  constructor(deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number }) {
     super(deps, async (workspaceId, conversationId) => {
       const row = await deps.repos.conversations.get({ workspaceId, conversationId });
       if (!row) throw new AppError('conversation_not_found', 'no such conversation');

@@ -16,6 +16,7 @@ import type { ProjectConversation } from '../domain/project-conversation';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
+import { storageQuotaError } from './file-space';
 import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
 import { admitTurn } from './turn-admission';
 import type { TurnCancellation } from './turn-cancel';
@@ -29,7 +30,14 @@ interface ConversationsDeps {
   turnsQueue: string;
   limits: TurnLimits;
   cancellation: TurnCancellation;
+  /** WORKSPACE_RUNNING_TURNS_MAX: an ask while the workspace has this many turns running is refused with 429. */
+  maxRunningTurns: number;
+  /** WORKSPACE_STORAGE_BYTES: attachments count against the workspace's storage quota. */
+  storageQuotaBytes: number;
 }
+
+/** When a running turn of the workspace ends is unknown: the refusal says to come back after a few seconds. */
+const RUNNING_TURNS_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Conversations and the start of a turn. Rules: a conversation is pinned to a version; `ask` on
@@ -153,6 +161,7 @@ export class ConversationsService {
       if (!row) throw notFound();
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
       const run = row.agent_id ? await this.agentRun(row, trx) : await managerRun(repos, row, trx);
+      await this.refuseBusyWorkspace(workspaceId, trx);
       const admitted = await admitTurn(repos, { conversation: row, reserve: this.deps.limits.reserveCredits ?? 0 }, trx);
       if ('refused' in admitted) throw new AppError(admitted.refused, admitted.message);
       const turn = { id: admitted.turnId };
@@ -179,6 +188,18 @@ export class ConversationsService {
       throw new AppError('temporal_unavailable', 'the turn could not be started; try again shortly', undefined, { cause: e });
     }
     return turnId;
+  }
+
+  /** 429 while the workspace has `maxRunningTurns` turns running (counted under a lock held to commit, so racing asks of any replica cannot both take the last place). */
+  private async refuseBusyWorkspace(workspaceId: string, trx: Knex.Transaction): Promise<void> {
+    const running = await this.deps.repos.turns.countRunningLocked({ workspaceId }, trx);
+    if (running >= this.deps.maxRunningTurns) {
+      throw new AppError(
+        'rate_limited',
+        `the workspace has ${running} turns running, the most it may at once; try again when one has ended`,
+        RUNNING_TURNS_RETRY_AFTER_SECONDS,
+      );
+    }
   }
 
   /** An agent's turn: refused while the conversation is not ready. */
@@ -224,10 +245,18 @@ export class ConversationsService {
       const normal = normalisePath(`attachments/${turnId}/${name}`);
       if (!normal.ok) throw new AppError('invalid_request', `body.attachments[${i}].name: ${normal.problem}`);
       const put = await this.deps.repos.files.put(
-        { workspaceId: row.workspace_id, space: conversationDrive(row), path: normal.path, content: bytes, mimeType: detectMimeType(normal.path, bytes, a.mimeType) },
+        {
+          workspaceId: row.workspace_id,
+          space: conversationDrive(row),
+          path: normal.path,
+          content: bytes,
+          mimeType: detectMimeType(normal.path, bytes, a.mimeType),
+          quotaBytes: this.deps.storageQuotaBytes,
+        },
         trx,
       );
       if ('conflict' in put) throw new AppError('path_conflict', put.conflict);
+      if ('overQuota' in put) throw storageQuotaError(put.overQuota);
       refs.push({ kind: a.kind, path: normal.path, mimeType: a.mimeType });
     }
     return refs;

@@ -3,7 +3,13 @@ import type { Repositories } from '../db/repositories';
 import { AppError } from '../domain/errors';
 import { type FileEntry, MAX_FILE_BYTES } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
+import { type OverQuota, overQuotaMessage } from '../domain/storage-quota';
 import { DEFAULT_URL_TTL_SECONDS, type FileGrant, signFileGrant, type UrlSigningKeys } from '../domain/signed-url';
+
+/** 413 `storage_quota_exceeded` (README: Limits). */
+export function storageQuotaError(over: OverQuota): AppError {
+  return new AppError('storage_quota_exceeded', overQuotaMessage(over));
+}
 
 /** What `fileUrl` asks for: the path, and `ttl` in seconds (default 3600); `download` makes the link download. */
 export interface FileUrlInput {
@@ -17,7 +23,15 @@ export interface FileUrlInput {
  * content-type detection, path conflicts, not-found. Callers check ownership first.
  */
 export class FileSpace {
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    /** WORKSPACE_STORAGE_BYTES; absent: no quota is checked. */
+    private readonly storageQuotaBytes?: number,
+  ) {}
+
+  private quota(): { quotaBytes?: number } {
+    return this.storageQuotaBytes !== undefined ? { quotaBytes: this.storageQuotaBytes } : {};
+  }
 
   /** `trx`: the caller's transaction, e.g. one that holds the space's owner so a concurrent delete cannot orphan the file. */
   async put(
@@ -31,8 +45,10 @@ export class FileSpace {
     if (content.byteLength > MAX_FILE_BYTES) {
       throw new AppError('file_too_large', `files are at most ${MAX_FILE_BYTES} bytes; this one has ${content.byteLength}`);
     }
-    const r = await this.repos.files.put({ workspaceId, space, path, content, mimeType: detectMimeType(path, content, declaredType) }, trx);
+    const mimeType = detectMimeType(path, content, declaredType);
+    const r = await this.repos.files.put({ workspaceId, space, path, content, mimeType, ...this.quota() }, trx);
     if ('conflict' in r) throw new AppError('path_conflict', r.conflict);
+    if ('overQuota' in r) throw storageQuotaError(r.overQuota);
     return r.entry;
   }
 

@@ -8,8 +8,8 @@ import { FileSpace } from './file-space';
 export class KnowledgeService {
   private readonly files: FileSpace;
 
-  constructor(private readonly deps: { repos: Repositories; agents: AgentsService }) {
-    this.files = new FileSpace(deps.repos);
+  constructor(private readonly deps: { repos: Repositories; agents: AgentsService; storageQuotaBytes?: number }) {
+    this.files = new FileSpace(deps.repos, deps.storageQuotaBytes);
   }
 
   /** Writes while holding the agent, so deleting it concurrently cannot leave the file behind. */

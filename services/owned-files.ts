@@ -15,10 +15,10 @@ export class OwnedFiles {
   protected readonly files: FileSpace;
 
   constructor(
-    protected readonly deps: { repos: Repositories; signingKey: UrlSigningKeys },
+    protected readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number },
     private readonly spaceOf: SpaceOf,
   ) {
-    this.files = new FileSpace(deps.repos);
+    this.files = new FileSpace(deps.repos, deps.storageQuotaBytes);
   }
 
   async put(workspaceId: string, ownerId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry> {

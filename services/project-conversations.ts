@@ -57,7 +57,7 @@ export class ProjectConversationsService {
   /** The project's files: what its conversations' drives and its members' delegated turns write. */
   readonly files: OwnedFiles;
 
-  constructor(private readonly deps: { repos: Repositories; signingKey: UrlSigningKeys }) {
+  constructor(private readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number }) {
     this.files = new OwnedFiles(deps, async (workspaceId, projectId) => {
       if (!(await deps.repos.projects.get({ workspaceId, projectId }))) throw projectNotFound();
       return projectSpace(projectId);

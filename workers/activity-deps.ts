@@ -20,6 +20,7 @@ function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch
   return createToolRunner({
     repos,
     builtIns: [webFetchBuiltIn(fetch)],
+    storageQuotaBytes: config.WORKSPACE_STORAGE_BYTES,
     sources: createExtraToolSources({ credentials, fetch }),
   });
 }

@@ -1,6 +1,7 @@
 import type { Repositories } from '../../db/repositories';
 import { MAX_FILE_BYTES, normalisePath } from '../../domain/file-path';
 import { detectMimeType, looksLikeText } from '../../domain/mime';
+import { overQuotaMessage } from '../../domain/storage-quota';
 import { capText } from './limits';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
@@ -17,7 +18,7 @@ function path(args: Record<string, unknown>, key = 'path'): { ok: true; path: st
   return r.ok ? r : { ok: false, problem: `${key} ${r.problem}` };
 }
 
-export function fileTools(repos: Repositories): BuiltInTool[] {
+export function fileTools(repos: Repositories, quotaBytes?: number): BuiltInTool[] {
   const read: BuiltInTool = {
     name: 'files.read',
     definition: {
@@ -62,8 +63,10 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
         path: p.path,
         content: bytes,
         mimeType: detectMimeType(p.path, bytes),
+        ...(quotaBytes !== undefined ? { quotaBytes } : {}),
       });
       if ('conflict' in r) return { ok: false, content: r.conflict };
+      if ('overQuota' in r) return { ok: false, content: overQuotaMessage(r.overQuota) };
       return { ok: true, content: `wrote ${bytes.byteLength} bytes to ${p.path}`, files: [p.path] };
     },
   };
@@ -98,8 +101,16 @@ export function fileTools(repos: Repositories): BuiltInTool[] {
       const count = text.split(oldText).length - 1;
       if (count !== 1) return { ok: false, content: `old_text occurs ${count} times in ${p.path}; it must occur exactly once` };
       const next = Buffer.from(text.replace(oldText, () => newText), 'utf8');
-      const r = await repos.files.put({ workspaceId: ctx.workspaceId, space, path: p.path, content: next, mimeType: file.entry.mimeType });
+      const r = await repos.files.put({
+        workspaceId: ctx.workspaceId,
+        space,
+        path: p.path,
+        content: next,
+        mimeType: file.entry.mimeType,
+        ...(quotaBytes !== undefined ? { quotaBytes } : {}),
+      });
       if ('conflict' in r) return { ok: false, content: r.conflict };
+      if ('overQuota' in r) return { ok: false, content: overQuotaMessage(r.overQuota) };
       return { ok: true, content: `edited ${p.path}`, files: [p.path] };
     },
   };

@@ -26,11 +26,11 @@ export interface ToolSources {
 
 const noExtraTools: ToolSources = { extra: async () => [], mask: async (_ctx, text) => text };
 
-function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[]): BuiltInTool[] {
+function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[], storageQuotaBytes: number | undefined): BuiltInTool[] {
   const setPlan = async (turnId: string, items: Step[]) => {
     await repos.turns.changeSteps({ turnId, change: (steps) => [...items, ...steps.filter((s) => !s.id.startsWith('plan-'))] });
   };
-  return [...fileTools(repos), knowledgeTool(repos), planTool(setPlan), ...extraBuiltIns];
+  return [...fileTools(repos, storageQuotaBytes), knowledgeTool(repos), planTool(setPlan), ...extraBuiltIns];
 }
 
 /**
@@ -38,8 +38,14 @@ function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[]): BuiltInToo
  * then its HTTP tools and MCP servers' tools. Every result — a thrown error's message too — is
  * masked before the model, the event log or the message history can see it.
  */
-export function createToolRunner(opts: { repos: Repositories; builtIns?: BuiltInTool[]; sources?: ToolSources }): ToolRunner {
-  const catalogue = builtIns(opts.repos, opts.builtIns ?? []);
+export function createToolRunner(opts: {
+  repos: Repositories;
+  builtIns?: BuiltInTool[];
+  sources?: ToolSources;
+  /** WORKSPACE_STORAGE_BYTES: the file tools' writes count against the workspace's quota like uploads. */
+  storageQuotaBytes?: number;
+}): ToolRunner {
+  const catalogue = builtIns(opts.repos, opts.builtIns ?? [], opts.storageQuotaBytes);
   const sources = opts.sources ?? noExtraTools;
 
   async function offered(ctx: ToolContext): Promise<OfferedTool[]> {

@@ -44,7 +44,7 @@ function render(ctx: ApiContext, err: AppError): void {
 
 /**
  * First in the chain: every failure becomes the one JSON error shape (README: HTTP API) with
- * one of the statuses the API answers (400, 401, 404, 409, 429, 5xx, and 413 for an inbound webhook's payload; README: Error codes). Unexpected errors are logged with the request id and
+ * one of the statuses the API answers (400, 401, 404, 409, 429, 5xx, and 413 for an inbound webhook's payload or a full storage quota; README: Error codes). Unexpected errors are logged with the request id and
  * answered as `internal_error` without their message or stack.
  */
 export function errorHandler(logger: Logger) {

@@ -70,6 +70,16 @@ export async function workspaceCredits(config: Config, say: Say, print: Say, id:
   print(opts.json ? JSON.stringify(ws) : `${ws.id} now has ${ws.credits} credits`);
 }
 
+/** The operator flag of the diagnostics probe (README: Limits): exactly one of `--allow` and `--deny`. */
+export async function workspaceDiagnostics(config: Config, say: Say, print: Say, id: string, opts: { allow?: boolean; deny?: boolean; json?: boolean }) {
+  const wsId = parseArg(workspaceId, id, 'ID');
+  if (opts.allow === opts.deny) throw new CliError('give one of --allow and --deny', 2);
+  const allowed = opts.allow === true;
+  const ws = await withRepositories(config, say, (repos) => repos.workspaces.setDiagnosticsAllowed({ id: wsId, allowed }));
+  if (!ws) throw new CliError(`no workspace ${wsId}`);
+  print(opts.json ? JSON.stringify({ id: ws.id, diagnostics: allowed }) : `${ws.id} ${allowed ? 'may now' : 'may no longer'} run the diagnostics probe`);
+}
+
 export async function keyCreate(config: Config, say: Say, print: Say, opts: { workspace: string; json?: boolean }) {
   const wsId = parseArg(workspaceId, opts.workspace, '--workspace');
   const out = await withRepositories(config, say, async (repos) => {

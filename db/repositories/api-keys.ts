@@ -62,12 +62,12 @@ export class ApiKeysRepository {
     return n > 0;
   }
 
-  /** The workspace id a live key belongs to, or undefined for an unknown or revoked key. */
-  async resolve({ apiKey }: { apiKey: string }): Promise<string | undefined> {
+  /** The workspace a live key belongs to and the key's id, or undefined for an unknown or revoked key. */
+  async resolve({ apiKey }: { apiKey: string }): Promise<{ workspaceId: string; keyId: string } | undefined> {
     const row = await this.db<ApiKeyRow>('api_keys')
       .where({ hash: hashApiKey(apiKey) })
       .whereNull('revoked_at')
-      .first('workspace_id');
-    return row?.workspace_id;
+      .first('workspace_id', 'id');
+    return row ? { workspaceId: row.workspace_id, keyId: row.id } : undefined;
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { FileEntry } from '../../domain/file-path';
 import { looksLikeText } from '../../domain/mime';
+import type { OverQuota } from '../../domain/storage-quota';
 import type { Db } from '../connect';
 import { iso } from '../rows';
 
@@ -23,7 +24,7 @@ function ancestors(path: string): string[] {
   return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-type PutOutcome = { entry: FileEntry } | { conflict: string };
+type PutOutcome = { entry: FileEntry } | { conflict: string } | { overQuota: OverQuota };
 
 /**
  * File spaces (agent knowledge, conversation drives, project files) in one table, keyed by
@@ -32,9 +33,13 @@ type PutOutcome = { entry: FileEntry } | { conflict: string };
 export class FilesRepository {
   constructor(private readonly db: Db) {}
 
-  /** Creates or replaces a file. A path that crosses an existing file, or names a folder, is a conflict. */
+  /**
+   * Creates or replaces a file. A path that crosses an existing file, or names a folder, is a
+   * conflict. With `quotaBytes`, a write that would take the workspace's stored bytes (every file
+   * space of it; a replaced file's old bytes not counted) past it is refused, nothing written.
+   */
   async put(
-    input: { workspaceId: string; space: string; path: string; content: Uint8Array; mimeType: string },
+    input: { workspaceId: string; space: string; path: string; content: Uint8Array; mimeType: string; quotaBytes?: number },
     trx?: Knex.Transaction,
   ): Promise<PutOutcome> {
     const run = async (t: Knex.Transaction): Promise<PutOutcome> => {
@@ -45,6 +50,10 @@ export class FilesRepository {
       if (blocking) return { conflict: `${blocking.path} is a file, so it cannot be a folder` };
       const folder = await q.clone().whereLike('path', under(input.path)).first('path');
       if (folder) return { conflict: `${input.path} is a folder` };
+      if (input.quotaBytes !== undefined) {
+        const usedBytes = await this.usedBytesBesides(t, input);
+        if (usedBytes + input.content.byteLength > input.quotaBytes) return { overQuota: { usedBytes, quotaBytes: input.quotaBytes } };
+      }
       const [row] = await t('files')
         .insert({
           workspace_id: input.workspaceId,
@@ -62,6 +71,17 @@ export class FilesRepository {
       return { entry: toEntry(row as FileRow) };
     };
     return trx ? run(trx) : this.db.transaction(run);
+  }
+
+  /** The workspace's stored bytes, the file at (space, path) left out; taken under a lock per workspace so two writes cannot both fit in the last bytes. */
+  private async usedBytesBesides(t: Knex.Transaction, at: { workspaceId: string; space: string; path: string }): Promise<number> {
+    await t.raw('select pg_advisory_xact_lock(hashtext(?))', [`storage:${at.workspaceId}`]);
+    const row = await t('files')
+      .where({ workspace_id: at.workspaceId })
+      .whereNot((q) => q.where({ space: at.space, path: at.path }))
+      .sum<{ used: string | null }[]>({ used: 'size' })
+      .first();
+    return Number(row?.used ?? 0);
   }
 
   /** Files and folders directly inside `dir` ('' for the top), folders first, then by name. */

@@ -6,6 +6,7 @@ import { CredentialsRepository } from './credentials';
 import { CreditsRepository } from './credits';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
+import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
@@ -33,6 +34,7 @@ export function createRepositories(db: Db) {
     oauthStates: new OAuthStatesRepository(db),
     sealedValues: new SealedValuesRepository(db),
     webhooks: new WebhooksRepository(db),
+    leases: new LeasesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -111,6 +111,16 @@ export class TurnsRepository {
       .delete();
   }
 
+  /**
+   * How many turns of the workspace are running, under a lock per workspace held until `trx`
+   * ends: asks that count and then start a turn are taken one at a time.
+   */
+  async countRunningLocked({ workspaceId }: { workspaceId: string }, trx: Knex.Transaction): Promise<number> {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`running-turns:${workspaceId}`]);
+    const row = await trx('turns').where({ workspace_id: workspaceId, status: 'running' }).count<{ count: string }[]>({ count: '*' }).first();
+    return Number(row?.count ?? 0);
+  }
+
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
     return (trx ?? this.db)<TurnRow>('turns').where({ conversation_id: conversationId, status: 'running' }).first();
   }

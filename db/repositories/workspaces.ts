@@ -9,6 +9,7 @@ interface WorkspaceRow {
   name: string;
   credits: number;
   created_at: Date;
+  diagnostics_allowed: boolean;
 }
 
 function toWorkspace(row: WorkspaceRow): Workspace {
@@ -64,5 +65,16 @@ export class WorkspacesRepository {
       return true;
     };
     return trx ? debit(trx) : this.db.transaction(debit);
+  }
+
+  /** The operator flag that lets a workspace run the diagnostics probe (README: Limits); undefined when no such workspace. */
+  async setDiagnosticsAllowed({ id, allowed }: { id: string; allowed: boolean }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
+    const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces').where({ id }).update({ diagnostics_allowed: allowed }).returning('*');
+    return row ? toWorkspace(row) : undefined;
+  }
+
+  async diagnosticsAllowed({ id }: { id: string }): Promise<boolean> {
+    const row = await this.db<WorkspaceRow>('workspaces').where({ id }).first('diagnostics_allowed');
+    return row?.diagnostics_allowed === true;
   }
 }

@@ -39,7 +39,7 @@ describe('API errors and health', () => {
   });
 
   it('a body with a bad field answers 400 naming the field path, and nothing runs', async () => {
-    const { workspace, apiKey: key } = await api.newWorkspace();
+    const { workspace, apiKey: key } = await api.newWorkspace({ diagnostics: true });
     const res = await call<ErrorJson>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey: key, body: { queue: 'elsewhere' } });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'invalid_request');

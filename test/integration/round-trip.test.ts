@@ -15,7 +15,7 @@ describe('round trip: API → Temporal → worker → Postgres', () => {
 
   for (const queue of ['ops', 'turns'] as const) {
     it(`a probe started by the API runs on the "${queue}" worker and writes its row`, async () => {
-      const { workspace, apiKey } = await api.newWorkspace();
+      const { workspace, apiKey } = await api.newWorkspace({ diagnostics: true });
       const res = await call<ProbeAnswer>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, body: { queue } });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.ok(res.body.taskQueue.endsWith(queue), `ran on ${res.body.taskQueue}`);
@@ -29,7 +29,7 @@ describe('round trip: API → Temporal → worker → Postgres', () => {
   }
 
   it('the run is findable by its WorkspaceId search attribute', async () => {
-    const { workspace, apiKey } = await api.newWorkspace();
+    const { workspace, apiKey } = await api.newWorkspace({ diagnostics: true });
     const res = await call<ProbeAnswer>(api.baseURL, 'POST', '/v1/diagnostics/round-trip', { apiKey, body: {} });
     assert.equal(res.status, 200);
     // Visibility is eventually consistent; poll briefly (bounded).

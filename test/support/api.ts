@@ -17,7 +17,8 @@ export interface RunningApi {
   repos: Repositories;
   temporal: Client;
   /** A new workspace and a live key for it. */
-  newWorkspace(opts?: { name?: string; credits?: number }): Promise<{ workspace: Workspace; apiKey: string; keyId: string }>;
+  /** `diagnostics`: the operator flag that lets it run the diagnostics probe. */
+  newWorkspace(opts?: { name?: string; credits?: number; diagnostics?: boolean }): Promise<{ workspace: Workspace; apiKey: string; keyId: string }>;
 }
 
 export interface TestApi extends RunningApi {
@@ -58,6 +59,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
     async newWorkspace(opts = {}) {
       const workspace = await repos.workspaces.create({ name: opts.name ?? 'test', credits: opts.credits ?? 100 });
+      if (opts.diagnostics) await repos.workspaces.setDiagnosticsAllowed({ id: workspace.id, allowed: true });
       const { record, apiKey } = await repos.apiKeys.create({ workspaceId: workspace.id });
       return { workspace, apiKey, keyId: record.id };
     },

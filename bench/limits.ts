@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { locateTemporalCli } from '../infra/temporal-cli';
+import { startFaultStack } from '../test/support/fault-stack';
+import type { FloodCounts, FloodSpec } from './lib/flood';
+import { rssKb } from './lib/proc';
+import { ms, summarise } from './lib/stats';
+
+/**
+ * `npm run bench:limits`: the API under a flood. CLIENTS concurrent clients on loopback (three
+ * keys reading as fast as they can, one uploading) send requests far above their keys' limits for
+ * SECONDS; meanwhile a well-behaved client of another workspace reads at 10 requests a second.
+ * Prints how many flood requests were answered 429 and 5xx (must be 0), the well-behaved client's
+ * p99 during the flood against its quiet p99 (must stay within 2×), and the API's RSS. Real
+ * processes (API, worker, PostgreSQL, Temporal), the limits below. Not a test: it prints figures.
+ */
+
+const SECONDS = Number(process.env.BENCH_LIMITS_SECONDS ?? 30);
+const CLIENTS = Number(process.env.BENCH_LIMITS_CLIENTS ?? 200);
+const QUIET_SECONDS = Number(process.env.BENCH_LIMITS_QUIET_SECONDS ?? 20);
+/** The well-behaved client: one request every this many ms (10 a second, inside its limits). */
+const CALM_EVERY_MS = 100;
+/**
+ * The limits the API runs with: an operator's choice for a small machine, below the generous
+ * defaults. What the flooding keys may still do within them must fit the machine: the well-behaved
+ * client shares the API's event loop and connection pool with it.
+ */
+const LIMITS = { KEY_BURST_PER_SECOND: '20', KEY_REQUESTS_PER_MINUTE: '600', KEY_UPLOADS_MAX: '5' };
+
+const t0 = performance.now();
+const log = (line: string) => process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+/** Reads `GET /v1/workspace` every CALM_EVERY_MS until `until`; latencies of 200s, and the other answers counted. */
+async function calmClient(baseURL: string, apiKey: string, until: number): Promise<{ latencies: number[]; other: Record<string, number> }> {
+  const latencies: number[] = [];
+  const other: Record<string, number> = {};
+  while (Date.now() < until) {
+    const started = performance.now();
+    try {
+      const res = await fetch(`${baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
+      await res.arrayBuffer();
+      if (res.status === 200) latencies.push(performance.now() - started);
+      else other[res.status] = (other[res.status] ?? 0) + 1;
+    } catch {
+      other.failed = (other.failed ?? 0) + 1;
+    }
+    await sleep(Math.max(0, CALM_EVERY_MS - (performance.now() - started)));
+  }
+  return { latencies, other };
+}
+
+/** Runs the flood in a child process; resolves `started` when it begins and `done` with its counts. */
+function flood(spec: FloodSpec): { started: Promise<void>; done: Promise<FloodCounts> } {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'lib', 'flood.ts')], {
+    env: { ...process.env, FLOOD_SPEC: JSON.stringify(spec) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((r) => (markStarted = r));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes('flooding\n')) markStarted();
+  });
+  const done = new Promise<FloodCounts>((resolve, reject) => {
+    child.once('exit', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (code === 0 && line) resolve(JSON.parse(line) as FloodCounts);
+      else reject(new Error(`the flood exited ${code}: ${stdout}`));
+    });
+  });
+  return { started, done };
+}
+
+async function main(): Promise<void> {
+  const cliPath = await locateTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH, allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false', log });
+  log('starting PostgreSQL, Temporal, API and worker…');
+  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, log });
+  try {
+    const key = async (workspaceId: string) => (await stack.repos.apiKeys.create({ workspaceId })).apiKey;
+    const calmWs = await stack.repos.workspaces.create({ name: 'calm', credits: 100 });
+    const floodWs = await stack.repos.workspaces.create({ name: 'flood', credits: 100 });
+    const calmKey = await key(calmWs.id);
+    const readers = [await key(floodWs.id), await key(floodWs.id), await key(floodWs.id)];
+    const uploader = await key(floodWs.id);
+    const agent = await fetch(`${stack.apiURL}/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${uploader}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Flooded' }),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+
+    log('warm-up');
+    await calmClient(stack.apiURL, calmKey, Date.now() + 3000);
+    log(`quiet: the well-behaved client alone for ${QUIET_SECONDS} s`);
+    const quiet = await calmClient(stack.apiURL, calmKey, Date.now() + QUIET_SECONDS * 1000);
+
+    const readerClients = Math.round((CLIENTS * 3) / 4 / readers.length);
+    const uploadClients = CLIENTS - readerClients * readers.length;
+    const spec: FloodSpec = {
+      baseURL: stack.apiURL,
+      seconds: SECONDS,
+      targets: [
+        ...readers.map((apiKey) => ({ apiKey, method: 'GET' as const, path: '/v1/workspace', clients: readerClients })),
+        { apiKey: uploader, method: 'PUT', path: `/v1/agents/${agent.id}/knowledge/flood-{i}.txt`, bodyBytes: 1024, clients: uploadClients },
+      ],
+    };
+    log(`flood: ${CLIENTS} clients (${readers.length} keys × ${readerClients} reading, 1 key × ${uploadClients} uploading 1 KiB) for ${SECONDS} s`);
+    const run = flood(spec);
+    await run.started;
+    const floodEnds = Date.now() + (SECONDS - 1) * 1000;
+    let rssPeakDuring = 0;
+    const rssTimer = setInterval(() => (rssPeakDuring = Math.max(rssPeakDuring, rssKb(stack.api.pid!, 'VmRSS') ?? 0)), 500);
+    const during = await calmClient(stack.apiURL, calmKey, floodEnds);
+    clearInterval(rssTimer);
+    const counts = await run.done;
+    const rssAfter = rssKb(stack.api.pid!, 'VmRSS') ?? 0;
+    const rssHighWater = rssKb(stack.api.pid!, 'VmHWM') ?? 0;
+
+    const q = summarise(quiet.latencies);
+    const d = summarise(during.latencies);
+    const status = (prefix: string) => Object.entries(counts.byStatus).filter(([s]) => s.startsWith(prefix)).reduce((n, [, c]) => n + c, 0);
+    const fivexx = status('5');
+    const ratio = d.p99 / q.p99;
+
+    out('# bench:limits');
+    out();
+    out(`machine: ${os.cpus().length} cores, node ${process.version}; API limits ${Object.entries(LIMITS).map(([k, v]) => `${k}=${v}`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(2)} at the end`);
+    out();
+    out(`flood: ${CLIENTS} concurrent clients for ${SECONDS} s — ${counts.requests} requests (${Math.round(counts.requests / SECONDS)}/s)`);
+    out();
+    out('| answered | requests |');
+    out('|---|---|');
+    for (const [s, c] of Object.entries(counts.byStatus).sort()) out(`| ${s} | ${c} |`);
+    if (counts.failed > 0) out(`| no answer | ${counts.failed} |`);
+    out();
+    out(`- answered 429: ${status('429')} (${((100 * status('429')) / counts.requests).toFixed(1)} %)`);
+    out(`- answered 5xx: ${fivexx} ${fivexx === 0 ? '(ok)' : '**(must be 0)**'}`);
+    out(`- well-behaved client (another workspace, ${1000 / CALM_EVERY_MS} requests/s): quiet p99 ${ms(q.p99)} ms (p50 ${ms(q.p50)}, n=${q.n}); during the flood p99 ${ms(d.p99)} ms (p50 ${ms(d.p50)}, n=${d.n}) — ${ratio.toFixed(2)}× ${ratio <= 2 ? '(within 2×)' : '**(over 2×)**'}`);
+    const refusedCalm = Object.entries(during.other).map(([s, c]) => `${s}: ${c}`).join(', ');
+    out(`- well-behaved client answers other than 200 during the flood: ${refusedCalm || 'none'}`);
+    out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
+  } finally {
+    await stack.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench:limits failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);
