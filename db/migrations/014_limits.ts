@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
  *   PostgreSQL so every API replica sees the same count: a holder has `slot`s 0…limit−1 and a lease
  *   takes a free one (the primary key decides races, without a lock). A lease is renewed while its
  *   holder lives and expires by itself when a replica dies holding it.
- * - an index for counting a workspace's running turns at every ask.
+ * - (counting a workspace's running turns at every ask uses 012's index turns_running_per_workspace).
  * - an index for pruning probe rows by age, and one for summing a workspace's stored bytes (its quota).
  */
 export async function up(db: Knex): Promise<void> {
@@ -22,7 +22,7 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('expires_at', { useTz: true }).notNullable();
     t.primary(['holder', 'kind', 'slot']);
   });
-  await db.raw(`create index turns_running_per_workspace on turns (workspace_id) where status = 'running'`);
+  // The running-turns count per workspace uses turns_running_per_workspace, made by 012_turn_billing.
   await db.schema.alterTable('probes', (t) => {
     t.index(['created_at']);
   });
@@ -38,7 +38,6 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('probes', (t) => {
     t.dropIndex(['created_at']);
   });
-  await db.raw('drop index turns_running_per_workspace');
   await db.schema.dropTable('leases');
   await db.schema.alterTable('workspaces', (t) => {
     t.dropColumn('diagnostics_allowed');
