@@ -11,6 +11,7 @@ import * as m008 from './migrations/008_webhooks';
 import * as m009 from './migrations/009_project_conversations';
 import * as m010 from './migrations/010_oauth_end_users';
 import * as m011 from './migrations/011_worker_liveness';
+import * as m013 from './migrations/013_custom_domains';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['009_project_conversations', m009],
   ['010_oauth_end_users', m010],
   ['011_worker_liveness', m011],
+  ['013_custom_domains', m013],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

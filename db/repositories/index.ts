@@ -3,6 +3,7 @@ import { AgentsRepository } from './agents';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
+import { CustomDomainsRepository } from './custom-domains';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
 import { OAuthStatesRepository } from './oauth-states';
@@ -29,6 +30,7 @@ export function createRepositories(db: Db) {
     workerLiveness: new WorkerLivenessRepository(db),
     oauthStates: new OAuthStatesRepository(db),
     webhooks: new WebhooksRepository(db),
+    customDomains: new CustomDomainsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
