@@ -175,7 +175,7 @@ function domainsDisabled(config: Config): string | undefined {
 
 /** The custom domains a replica serves (cached a few seconds); shared by the app and the HTTPS listener. */
 export function domainDirectory(deps: ApiDeps): DomainDirectory {
-  return new DomainDirectory({ repo: deps.repos.customDomains, box: secretBoxFromConfig(deps.config), ttlMs: 5_000 });
+  return new DomainDirectory({ repo: deps.repos.customDomains, box: secretBoxFromConfig(deps.config), ttlMs: 5_000, missTtlMs: 1_000 });
 }
 
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */

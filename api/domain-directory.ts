@@ -18,16 +18,16 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Which custom domains this replica serves, read from PostgreSQL and kept `ttlMs` (misses too:
- * every API request on a host of its own asks). A new certificate, a renewal or a removal made
- * elsewhere is seen within `ttlMs` on every replica, with no restart; a removal through this
- * replica is seen at once (`forget`).
+ * Which custom domains this replica serves, read from PostgreSQL and kept `ttlMs`; misses are
+ * kept `missTtlMs` (every API request on a host of its own asks, so they are kept too, briefly:
+ * a new certificate is served within that). A renewal or a removal made elsewhere is seen within
+ * `ttlMs` on every replica, with no restart; a removal through this replica at once (`forget`).
  */
 export class DomainDirectory {
   readonly #entries = new Map<string, Entry>();
 
   constructor(
-    private readonly deps: { repo: CustomDomainsRepository; box: SecretBox; ttlMs: number },
+    private readonly deps: { repo: CustomDomainsRepository; box: SecretBox; ttlMs: number; missTtlMs: number },
   ) {}
 
   /** The served domain `host` names (any case, trailing dot allowed); undefined when none. */
@@ -40,9 +40,15 @@ export class DomainDirectory {
     if (hit && hit.expires > now) return hit.value;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
     const value = this.load(name);
-    this.#entries.set(name, { expires: now + this.deps.ttlMs, value });
-    // A failed read is not remembered: the next request asks again.
-    value.catch(() => this.#entries.delete(name));
+    const entry = { expires: now + this.deps.missTtlMs, value };
+    this.#entries.set(name, entry);
+    value.then(
+      (served) => {
+        if (served) entry.expires = now + this.deps.ttlMs;
+      },
+      // A failed read is not remembered: the next request asks again.
+      () => this.#entries.delete(name),
+    );
     return value;
   }
 
