@@ -13,7 +13,7 @@ import { z } from 'zod';
  * `active` (served over HTTPS), `renewing` (still served; a new certificate is being obtained,
  * `failure` names the last failed attempt), `failed` (`failure` says why; add it again to retry).
  */
-export const domainStatuses = ['pending_dns', 'issuing', 'active', 'renewing', 'failed'] as const;
+const domainStatuses = ['pending_dns', 'issuing', 'active', 'renewing', 'failed'] as const;
 export type DomainStatus = (typeof domainStatuses)[number];
 
 /** Statuses in which a certificate is in place and the domain is served. */

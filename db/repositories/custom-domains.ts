@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DomainStatus } from '../../domain/custom-domains';
+import { type DomainStatus, servingStatuses } from '../../domain/custom-domains';
 import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
 
@@ -116,7 +116,7 @@ export class CustomDomainsRepository {
   async servedCertificate({ domain }: { domain: string }): Promise<(StoredCertificate & { agentId: string }) | undefined> {
     const row = await this.db<CustomDomainRow>('custom_domains')
       .where({ domain })
-      .whereIn('status', ['active', 'renewing'])
+      .whereIn('status', servingStatuses)
       .whereNotNull('cert_pem')
       .first('id', 'domain', 'agent_id', 'cert_pem', 'key_sealed');
     if (!row?.cert_pem || !row.key_sealed) return undefined;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Service, ServiceError } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { type DomainStack, httpsGet, startDomainStack } from '../support/domains';
 import { call, type ErrorJson } from '../support/http';
@@ -60,10 +61,11 @@ describe('custom domains', function () {
   it('CNAME in place → domains.add → the hosted page over HTTPS on that name within 60 s', async () => {
     const domain = uniqueDomain('chat');
     await stack.pebble.setCname(domain, agent.host);
+    const ws = new Service({ apiKey, baseURL: api.baseURL });
     const started = Date.now();
-    const added = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
-    assert.equal(added.status, 202, JSON.stringify(added.body));
-    assert.equal(added.body.target, agent.host);
+    const added = await ws.domains.add({ domain, agentId: agent.agentId });
+    assert.equal(added.target, agent.host);
+    assert.equal(added.status, 'pending_dns');
     const page = await waitFor(
       `HTTPS on ${domain}`,
       () => httpsGet(api.httpsPort!, domain, root).catch((err: unknown) => ({ status: 0, text: String(err), serial: '' })),
@@ -74,14 +76,13 @@ describe('custom domains', function () {
     console.log(`      custom domain served over HTTPS ${seconds.toFixed(1)} s after domains.add`);
     assert.ok(seconds <= 60, `took ${seconds} s`);
     assert.match(page.text, /Shop Helper/);
-    const record = await domainStatus(api, apiKey, domain);
+    const record = await ws.domains.get(domain);
     assert.equal(record.status, 'active');
     assert.ok(record.certificateExpiresAt);
     // The public API answers on the domain too (the page's chat calls it there).
     const meta = await httpsGet(api.httpsPort!, domain, root, `/v1/public/agents/${agent.agentId}`);
     assert.equal(meta.status, 200);
-    const listed = await call<{ data: DomainJson[] }>(api.baseURL, 'GET', '/v1/domains', { apiKey });
-    assert.ok(listed.body.data.some((d) => d.domain === domain && d.status === 'active'));
+    assert.ok((await ws.domains.list()).some((d) => d.domain === domain && d.status === 'active'));
   });
 
   it('a missing CNAME ends failed, with the reason, after the deadline', async () => {
@@ -99,12 +100,12 @@ describe('custom domains', function () {
     await call(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
     await waitFor('active', () => domainStatus(api, apiKey, domain), (d) => d.status === 'active', 60_000);
     assert.equal((await httpsGet(api.httpsPort!, domain, root)).status, 200);
-    const removed = await call(api.baseURL, 'DELETE', `/v1/domains/${domain}`, { apiKey });
-    assert.equal(removed.status, 204);
+    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    await ws.domains.remove(domain);
     await assert.rejects(httpsGet(api.httpsPort!, domain, root));
     const page = await siteRequest(api.baseURL, `http://${domain}`);
     assert.doesNotMatch(page.text, /Shop Helper/);
-    assert.equal((await call<ErrorJson>(api.baseURL, 'GET', `/v1/domains/${domain}`, { apiKey })).body.error.code, 'domain_not_found');
+    await assert.rejects(ws.domains.get(domain), (err: unknown) => err instanceof ServiceError && err.code === 'domain_not_found' && err.status === 404);
     assert.equal((await call<ErrorJson>(api.baseURL, 'DELETE', `/v1/domains/${domain}`, { apiKey })).status, 404);
   });
 

@@ -10,7 +10,7 @@ import { isolatedEnv } from './workers';
  * Port 80 as Pebble reaches it: a forwarder to the test API's HTTP port that a test can close for
  * a while (`hold`), to catch the ACME order mid-validation (and kill the worker running it).
  */
-export interface ChallengeGate {
+interface ChallengeGate {
   port: number;
   /** Where requests go: the API's HTTP port (set once the API listens). */
   target: number | undefined;
@@ -19,7 +19,7 @@ export interface ChallengeGate {
   close(): Promise<void>;
 }
 
-export async function startChallengeGate(): Promise<ChallengeGate> {
+async function startChallengeGate(): Promise<ChallengeGate> {
   let held: { wait: Promise<void>; arrived: () => void } | undefined;
   const gate: ChallengeGate = {
     port: 0,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
+import * as customDomainsDomain from '../../domain/custom-domains';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
 import * as projectConversationDomain from '../../domain/project-conversation';
@@ -149,6 +150,9 @@ const rows: Record<string, z.ZodType> = {
   ),
   ConnectionStatus: same<sdk.ConnectionStatus, Out<typeof credentialsDomain.connectionStatusSchema>>(credentialsDomain.connectionStatusSchema),
 
+  // Custom domains.
+  CustomDomain: same<sdk.CustomDomain, Out<typeof customDomainsDomain.customDomainSchema>>(customDomainsDomain.customDomainSchema),
+
   // File spaces.
   FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
 };
@@ -156,6 +160,7 @@ const rows: Record<string, z.ZodType> = {
 /** SDK types of sdk/src/types/ with no server schema of their own, and why. */
 const notCompared: Record<string, string> = {
   ConversationRecord: 'the union of AgentConversationRecord (compared) and ProjectConversationRecord',
+  DomainStatus: 'the `status` field of CustomDomain (compared within it)',
   AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
 };
 
@@ -179,6 +184,8 @@ const serverOnly: Record<string, string> = {
   workspaceNameSchema: 'operator CLI input',
   creditAmountSchema: 'operator CLI input',
   parameterValue: 'one value of `parameters` in StartConversationOptions and StartProjectConversationOptions (compared within them)',
+  addDomainBodySchema: 'the body `{ domain, agentId }` domains.add sends as given',
+  domainParamSchema: 'the `:domain` path parameter of get and remove',
   delegateArgsSchema: "the arguments of the manager's delegate tool, sent by the model, not by the SDK",
 };
 
@@ -186,6 +193,7 @@ const domainModules = {
   agent: agentDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
+  'custom-domains': customDomainsDomain,
   'file-path': filePathDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,
