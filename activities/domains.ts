@@ -60,11 +60,14 @@ export function createDomainActivities(deps: DomainDeps) {
 
     /**
      * One ACME order for the domain, its key sealed and stored with the chain: the domain is
-     * `active` when this returns. Heartbeats while the CA works, so a lost worker is noticed.
+     * `active` when this returns. Heartbeats while the CA works, so a lost worker is noticed. A
+     * failed attempt is written to the domain's `failure` (status unchanged) before Temporal
+     * retries it, so retries are visible to the user.
      */
     async issueCertificate({ domainId, domain }: { domainId: string; domain: string }): Promise<IssuedCertificate> {
       if (!deps.issue) throw ApplicationFailure.create({ type: 'acme_off', message: 'ACME_DIRECTORY_URL is off on this worker', nonRetryable: true });
       if (!(await deps.repos.customDomains.forRun({ id: domainId }))) throw gone();
+      const { attempt } = Context.current().info;
       const beat = setInterval(() => Context.current().heartbeat(), 2_000);
       try {
         const cert = await deps.issue(domain);
@@ -78,6 +81,10 @@ export function createDomainActivities(deps: DomainDeps) {
         });
         if (!stored) throw gone();
         return { notBefore: cert.notBefore.getTime(), notAfter: cert.notAfter.getTime(), serial: cert.serial };
+      } catch (err) {
+        const failure = `attempt ${attempt} failed, retrying: ${err instanceof Error ? err.message : String(err)}`;
+        await deps.repos.customDomains.noteAttemptFailure({ id: domainId, failure }).catch(() => undefined);
+        throw err;
       } finally {
         clearInterval(beat);
       }

@@ -97,6 +97,11 @@ export class CustomDomainsRepository {
     return n > 0;
   }
 
+  /** Notes why an attempt of an order in progress (`issuing`, `renewing`) failed; the status stays. */
+  async noteAttemptFailure({ id, failure }: { id: string; failure: string }): Promise<void> {
+    await this.db('custom_domains').where({ id }).whereIn('status', ['issuing', 'renewing']).update({ failure, updated_at: this.db.fn.now() });
+  }
+
   /** Stores a new certificate and makes the domain `active`. False when the row is gone. */
   async storeCertificate(input: { id: string; certPem: string; keySealed: Buffer; notBefore: Date; notAfter: Date; serial: string }): Promise<boolean> {
     const n = await this.db('custom_domains').where({ id: input.id }).update({

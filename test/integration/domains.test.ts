@@ -221,4 +221,21 @@ describe('custom domains renewal', function () {
     const record = await waitFor('active again', () => domainStatus(api, apiKey, domain), (d) => d.status === 'active', 20_000);
     assert.equal(record.failure, null);
   });
+
+  it('a failing renewal is retried and visible, the old certificate serving meanwhile; past expiry the domain is failed', async () => {
+    const { apiKey } = await api.newWorkspace();
+    const agent = await deployedAgent(api, apiKey, 'Failing Renewal');
+    const root = await stack.pebble.issuingRoot();
+    const domain = uniqueDomain('norenew');
+    await stack.pebble.setCname(domain, agent.host);
+    await call(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
+    const first = await waitFor('served', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200, 60_000);
+    stack.gate.refused.add(domain); // from now on the CA's validation of this name fails
+    const retrying = await waitFor('a failed renewal attempt', () => domainStatus(api, apiKey, domain), (d) => d.status === 'renewing' && d.failure !== null, 40_000);
+    assert.match(retrying.failure!, /^attempt 1 failed, retrying: /);
+    const still = await httpsGet(api.httpsPort!, domain, root);
+    assert.equal(still.serial, first!.serial, 'the old certificate serves while renewal retries');
+    const failed = await waitFor('failed after expiry', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
+    assert.match(failed.failure!, /^the certificate expired; renewing it failed: /);
+  });
 });

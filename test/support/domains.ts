@@ -16,6 +16,8 @@ interface ChallengeGate {
   target: number | undefined;
   /** Holds challenge requests until `release`; `seen` resolves when the first one arrives. */
   hold(): { seen: Promise<void>; release(): void };
+  /** Host names whose challenge requests are answered 404 (their validation fails). */
+  refused: Set<string>;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ async function startChallengeGate(): Promise<ChallengeGate> {
   const gate: ChallengeGate = {
     port: 0,
     target: undefined,
+    refused: new Set(),
     hold() {
       let release!: () => void;
       let arrived!: () => void;
@@ -49,6 +52,7 @@ async function startChallengeGate(): Promise<ChallengeGate> {
       up.on('error', () => res.writeHead(502).end());
       req.pipe(up);
     };
+    if (gate.refused.has((req.headers.host ?? '').replace(/:\d+$/, ''))) return void res.writeHead(404).end();
     if (!held) return forward();
     held.arrived();
     void held.wait.then(forward);
