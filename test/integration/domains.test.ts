@@ -203,38 +203,38 @@ describe('custom domains renewal', function () {
     await stack?.stop();
   });
 
-  it('renews before expiry: the serial served changes, the domain stays active', async () => {
+  /** A new agent's domain, once served over HTTPS: what the tests need to follow its certificate. */
+  async function servedDomain(label: string) {
     const { apiKey } = await api.newWorkspace();
-    const agent = await deployedAgent(api, apiKey, 'Renewal Shop');
+    const agent = await deployedAgent(api, apiKey, `${label} shop`);
     const root = await stack.pebble.issuingRoot();
-    const domain = uniqueDomain('renew');
+    const domain = uniqueDomain(label);
     await stack.pebble.setCname(domain, agent.host);
     await call(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
     const first = await waitFor('served', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200, 60_000);
+    return { apiKey, root, domain, first: first! };
+  }
+
+  it('renews before expiry: the serial served changes, the domain stays active', async () => {
+    const { apiKey, root, domain, first } = await servedDomain('renew');
     const renewed = await waitFor(
       'a renewed certificate served',
       () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined),
-      (r) => r?.status === 200 && r.serial !== first!.serial,
+      (r) => r?.status === 200 && r.serial !== first.serial,
       60_000,
     );
-    assert.notEqual(renewed!.serial, first!.serial);
+    assert.notEqual(renewed!.serial, first.serial);
     const record = await waitFor('active again', () => domainStatus(api, apiKey, domain), (d) => d.status === 'active', 20_000);
     assert.equal(record.failure, null);
   });
 
   it('a failing renewal is retried and visible, the old certificate serving meanwhile; past expiry the domain is failed', async () => {
-    const { apiKey } = await api.newWorkspace();
-    const agent = await deployedAgent(api, apiKey, 'Failing Renewal');
-    const root = await stack.pebble.issuingRoot();
-    const domain = uniqueDomain('norenew');
-    await stack.pebble.setCname(domain, agent.host);
-    await call(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
-    const first = await waitFor('served', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200, 60_000);
+    const { apiKey, root, domain, first } = await servedDomain('norenew');
     stack.gate.refused.add(domain); // from now on the CA's validation of this name fails
     const retrying = await waitFor('a failed renewal attempt', () => domainStatus(api, apiKey, domain), (d) => d.status === 'renewing' && d.failure !== null, 40_000);
     assert.match(retrying.failure!, /^attempt 1 failed, retrying: /);
     const still = await httpsGet(api.httpsPort!, domain, root);
-    assert.equal(still.serial, first!.serial, 'the old certificate serves while renewal retries');
+    assert.equal(still.serial, first.serial, 'the old certificate serves while renewal retries');
     const failed = await waitFor('failed after expiry', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
     assert.match(failed.failure!, /^the certificate expired; renewing it failed: /);
   });
