@@ -3,6 +3,7 @@ import type { Repositories } from '../db/repositories';
 import { recordingAttempts } from './attempt-record';
 import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
+import { createDomainActivities, type DomainDeps } from './domains';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
@@ -22,6 +23,14 @@ export interface ActivityDeps {
   historyBudget: HistoryBudget;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
+  /** What custom domains need: the resolver, the agents domain, the ACME issuer. */
+  domains: Omit<DomainDeps, 'repos' | 'box'>;
+}
+
+/** Custom domains' steps; issuance is recorded like the other long calls, so a dead worker's order is retried at once. */
+function domainActivities(deps: ActivityDeps) {
+  const domains = createDomainActivities({ repos: deps.repos, box: deps.deploy.box, ...deps.domains });
+  return { ...domains, issueCertificate: recordingAttempts(deps, domains.issueCertificate) };
 }
 
 /** Builds every activity from its dependencies; the worker passes real ones, tests may pass others. */
@@ -40,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
     ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
+    ...domainActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -21,7 +21,10 @@ import { CreditCapsService } from '../services/credit-caps';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
+import { CustomDomainsService } from '../services/custom-domains';
 import type { ApiDeps, ApiState } from './context';
+import { DomainDirectory } from './domain-directory';
+import { acmeChallenge } from './middleware/acme-challenge';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
 import { agentHosts } from './middleware/agent-hosts';
@@ -41,6 +44,7 @@ import { endUserRoutes } from './routes/end-users';
 import { oauthRoutes } from './routes/oauth';
 import { deploymentRoutes } from './routes/deployments';
 import { diagnosticsRoutes } from './routes/diagnostics';
+import { domainRoutes } from './routes/domains';
 import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
@@ -71,7 +75,7 @@ function signingKey(config: Config): UrlSigningKeys {
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */
-function createRoutes(deps: ApiDeps): ApiRouter {
+function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
   const r = new ApiRouter({
     authenticate: requireApiKey(deps.repos.apiKeys, keyLimits),
@@ -161,6 +165,18 @@ function createRoutes(deps: ApiDeps): ApiRouter {
       promotionWaitMs: 55_000,
     }),
   );
+  domainRoutes(
+    r,
+    new CustomDomainsService({
+      repos: deps.repos,
+      temporal: deps.temporal,
+      opsQueue: deps.config.taskQueues.ops,
+      agentsDomain: deps.config.AGENTS_DOMAIN,
+      disabled: domainsDisabled(deps.config),
+      dnsDeadlineSeconds: deps.config.DOMAIN_DNS_DEADLINE_SECONDS,
+      forget: (domain) => directory.forget(domain),
+    }),
+  );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
     limits,
@@ -173,8 +189,20 @@ function createRoutes(deps: ApiDeps): ApiRouter {
   return r;
 }
 
+/** Why `domains.add` is refused on this server, or undefined when custom domains are on. */
+function domainsDisabled(config: Config): string | undefined {
+  if (config.HTTPS_PORT === undefined) return 'custom domains are off on this server: the operator sets HTTPS_PORT (the HTTPS listener that serves them)';
+  if (config.ACME_DIRECTORY_URL === 'off') return 'custom domains are off on this server: ACME_DIRECTORY_URL is off';
+  return undefined;
+}
+
+/** The custom domains a replica serves (cached a few seconds); shared by the app and the HTTPS listener. */
+export function domainDirectory(deps: ApiDeps): DomainDirectory {
+  return new DomainDirectory({ repo: deps.repos.customDomains, box: secretBoxFromConfig(deps.config), ttlMs: 5_000, missTtlMs: 1_000 });
+}
+
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */
-export function createApp(deps: ApiDeps): Koa<ApiState> {
+export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa<ApiState> {
   // maxIpsCount 1: the address our proxy appended, not one a client wrote into X-Forwarded-For.
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
@@ -184,9 +212,10 @@ export function createApp(deps: ApiDeps): Koa<ApiState> {
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
   app.use(errorHandler(deps.logger));
-  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN));
+  app.use(acmeChallenge(deps.repos.customDomains));
+  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory));
 
-  app.use(createRoutes(deps).router.routes());
+  app.use(createRoutes(deps, directory).router.routes());
   app.use(
     hostedRoutes({ deployments: deps.repos.deployments, box: secretBoxFromConfig(deps.config), publicBaseURL: deps.config.PUBLIC_BASE_URL }).routes(),
   );

@@ -1,44 +1,99 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { ApiDeps } from './context';
-import { createApp } from './app';
+import { createApp, domainDirectory } from './app';
+import type { DomainDirectory } from './domain-directory';
 
 interface ApiServer {
   server: Server;
   port: number;
+  /** The HTTPS listener's port (custom domains), when HTTPS_PORT is set. */
+  httpsPort?: number;
   close(): Promise<void>;
 }
 
-/** Serves the app on HOST:PORT; `close` stops accepting and ends idle keep-alive sockets. */
-export async function startApiServer(deps: ApiDeps, port = deps.config.PORT, host = deps.config.HOST): Promise<ApiServer> {
-  const requestTimeout = deps.config.REQUEST_TIMEOUT_MS;
-  const server = createServer(
-    {
-      // `requestTimeout` bounds receiving the request (headers and body), not the response: an
-      // event stream stays open as long as its turn runs, while a body that trickles in is cut
-      // with 408. Connections are checked this often, so a cut comes within this much after it.
-      requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
-      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeout / 4))),
-    },
-    createApp(deps).callback(),
-  );
+/**
+ * `requestTimeout` bounds receiving the request (headers and body), not the response: an event
+ * stream stays open as long as its turn runs, while a body that trickles in is cut with 408.
+ * Connections are checked this often, so a cut comes within this much after it.
+ */
+function timeouts(requestTimeout: number) {
+  return {
+    requestTimeout,
+    headersTimeout: Math.min(60_000, requestTimeout),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(requestTimeout / 4))),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
   // Idle keep-alive sockets close after 65 s (longer than common load balancers' 60 s).
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
   });
-  const address = server.address();
-  const boundPort = typeof address === 'object' && address ? address.port : port;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // Streams still open after 5 s are cut so shutdown never hangs.
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+  });
+}
+
+/**
+ * The HTTPS listener of custom domains: the certificate is chosen by SNI from the domains this
+ * replica serves (read from PostgreSQL, cached seconds), so a new or renewed certificate needs no
+ * restart. A name with no certificate fails the handshake.
+ */
+function httpsServer(directory: DomainDirectory, handler: ReturnType<ReturnType<typeof createApp>['callback']>, requestTimeout: number): Server {
+  return createHttpsServer(
+    {
+      ...timeouts(requestTimeout),
+      SNICallback: (servername, done) => {
+        directory.lookup(servername).then(
+          (served) => (served ? done(null, served.context) : done(new Error(`no certificate for ${servername}`))),
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        );
+      },
+    },
+    handler,
+  );
+}
+
+/**
+ * Serves the app on HOST:PORT, and on HOST:HTTPS_PORT over TLS when set; `close` stops accepting
+ * and ends idle keep-alive sockets.
+ */
+export async function startApiServer(
+  deps: ApiDeps,
+  port = deps.config.PORT,
+  host = deps.config.HOST,
+  httpsPort = deps.config.HTTPS_PORT,
+): Promise<ApiServer> {
+  const directory = domainDirectory(deps);
+  const handler = createApp(deps, directory).callback();
+  const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
+  const boundPort = await listen(server, port, host);
+  const tls = httpsPort === undefined ? undefined : httpsServer(directory, handler, deps.config.REQUEST_TIMEOUT_MS);
+  let boundHttps: number | undefined;
+  try {
+    if (tls && httpsPort !== undefined) boundHttps = await listen(tls, httpsPort, host);
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
   return {
     server,
     port: boundPort,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Streams still open after 5 s are cut so shutdown never hangs.
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
-      }),
+    ...(boundHttps !== undefined ? { httpsPort: boundHttps } : {}),
+    close: async () => {
+      await Promise.all([closeServer(server), ...(tls ? [closeServer(tls)] : [])]);
+    },
   };
 }

@@ -196,6 +196,25 @@ export const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(300_000),
   /** The diagnostics probe: runs per workspace per minute (only workspaces an operator allowed); its rows are kept PROBE_RETENTION_DAYS. */
   DIAGNOSTICS_PER_MINUTE: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(6),
+  /**
+   * Custom domains (README: Custom domains): the ACME directory certificates come from (`off`
+   * disables custom domains), the account's contact, a CA file the ACME client trusts besides the
+   * system's (a test CA such as Pebble's), the HTTPS listener's port (unset: no HTTPS listener and
+   * no custom domains), the DNS servers CNAMEs are checked with, and how long a CNAME is waited for.
+   */
+  ACME_DIRECTORY_URL: z
+    .union([z.literal('off'), z.url({ protocol: /^https?$/, error: 'an https URL of an ACME directory, or off' })])
+    .default('https://acme-v02.api.letsencrypt.org/directory'),
+  ACME_EMAIL: optionalText.pipe(z.email({ error: 'an email address' }).optional()),
+  ACME_CA_FILE: optionalText,
+  HTTPS_PORT: port.optional(),
+  DNS_RESOLVER: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-fA-F.:[\]]+(,[0-9a-fA-F.:[\]]+)*$/, 'comma-separated DNS server addresses, e.g. 1.1.1.1,8.8.8.8 or 127.0.0.1:5353')
+      .optional(),
+  ),
+  DOMAIN_DNS_DEADLINE_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(1, 'at least 1').max(604_800, 'at most 604800 (7 days)').default(3600),
   SSE_KEEPALIVE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(15_000),
   /**
    * Private and internal addresses tools (web.fetch, HTTP tools) may reach: unset or empty — none;

@@ -12,6 +12,7 @@ import * as m009 from './migrations/009_project_conversations';
 import * as m010 from './migrations/010_oauth_end_users';
 import * as m011 from './migrations/011_worker_liveness';
 import * as m012 from './migrations/012_turn_billing';
+import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
 
 interface Migration {
@@ -36,6 +37,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['010_oauth_end_users', m010],
   ['011_worker_liveness', m011],
   ['012_turn_billing', m012],
+  ['013_custom_domains', m013],
   ['014_limits', m014],
 ];
 

@@ -35,6 +35,13 @@ export const errorCodes = {
   agent_not_publishable: { status: 409, doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL or public token.' },
   agent_not_deployed: { status: 409, doc: 'The agent has no production version yet: deploy one with deployToProd first.' },
   deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
+  domains_not_configured: {
+    status: 400,
+    doc: 'Custom domains are off on this server: the operator sets HTTPS_PORT (and ACME_DIRECTORY_URL is not `off`).',
+  },
+  invalid_domain: { status: 400, doc: 'Not a host name that can be a custom domain: an IP address, a wildcard, a malformed name, or a host under AGENTS_DOMAIN.' },
+  domain_not_found: { status: 404, doc: 'No such custom domain in this workspace.' },
+  domain_in_use: { status: 409, doc: 'The domain is attached to another agent (of this workspace or another): remove it there first.' },
   missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },

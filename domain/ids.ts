@@ -12,6 +12,7 @@ const idPrefixes = {
   probe: 'prb',
   testDeployment: 'dep',
   webhook: 'whk',
+  domain: 'dom',
 } as const;
 
 type IdKind = keyof typeof idPrefixes;

@@ -1,4 +1,5 @@
 import type { ActivityDeps } from '../activities';
+import { createAcmeIssuer } from '../activities/acme';
 import { createModelResolver } from '../activities/model/registry';
 import { createSafeFetch, type SafeFetch } from '../activities/outbound/safe-fetch';
 import { createToolRunner } from '../activities/tools/runner';
@@ -29,6 +30,7 @@ function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch
 export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
   const repos = createRepositories(db);
   const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
+  const box = secretBoxFromConfig(config);
   return {
     db,
     repos,
@@ -44,8 +46,16 @@ export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
     deploy: {
       credentials: credentialSourceFromConfig(config, db, repos),
       fetch,
-      box: secretBoxFromConfig(config),
+      box,
       modelCheckTimeoutMs: 20_000,
+    },
+    domains: {
+      agentsDomain: config.AGENTS_DOMAIN,
+      dnsServers: config.DNS_RESOLVER ? config.DNS_RESOLVER.split(',') : [],
+      issue:
+        config.ACME_DIRECTORY_URL === 'off'
+          ? undefined
+          : createAcmeIssuer({ repos, box, settings: { directoryUrl: config.ACME_DIRECTORY_URL, email: config.ACME_EMAIL, caFile: config.ACME_CA_FILE } }),
     },
   };
 }

@@ -1,5 +1,6 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
 export { promoteWorkflow, testExpiryWorkflow } from './deploy';
+export { domainWorkflow } from './domain';
 export { projectTurnWorkflow } from './project-turn';
 export { roundTripProbe } from './probe';
 export { triggerRunWorkflow } from './trigger-run';

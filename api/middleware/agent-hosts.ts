@@ -4,6 +4,7 @@ import type { DeploymentsRepository } from '../../db/repositories/deployments';
 import { AppError } from '../../domain/errors';
 import { classifyHost } from '../../domain/publishing';
 import type { ApiContext } from '../context';
+import type { DomainDirectory } from '../domain-directory';
 import { isPublicPath } from './public-cors';
 
 /** What an agent's host serves besides its page: the page's assets and the public API. */
@@ -14,11 +15,12 @@ const servedOnAgentHosts = (path: string) => path === '/' || path.startsWith('/e
  * a live test deployment. There `ctx.state.site` names what is served, and only the hosted page,
  * its assets and the public API answer — never key-authenticated routes or signed files, so
  * nothing but the chat runs on an agent's origin. An unknown or expired host answers 404.
+ * A served custom domain (README: Custom domains) is its agent's production host too.
  */
-export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string) {
+export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string, domains: DomainDirectory) {
   return async function routeByHost(ctx: ApiContext, next: Next): Promise<void> {
     const host = classifyHost(ctx.hostname, agentsDomain);
-    if (host.kind === 'none') return next();
+    if (host.kind === 'none') return routeCustomDomain(ctx, next);
     if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
     const site =
       host.kind === 'prod' ? await deployments.servedBySlug({ slug: host.slug }) : await deployments.servedByTestHost({ label: host.label });
@@ -36,4 +38,14 @@ export function agentHosts(deployments: DeploymentsRepository, agentsDomain: str
     ctx.state.site = site;
     return next();
   };
+
+  async function routeCustomDomain(ctx: ApiContext, next: Next): Promise<void> {
+    const served = await domains.lookup(ctx.hostname);
+    if (!served) return next();
+    if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
+    const site = await deployments.servedById({ agentId: served.agentId });
+    if (!site) throw new AppError('not_found', 'no agent is deployed at this address');
+    ctx.state.site = site;
+    return next();
+  }
 }

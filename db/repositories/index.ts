@@ -4,6 +4,7 @@ import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
 import { CreditsRepository } from './credits';
+import { CustomDomainsRepository } from './custom-domains';
 import { DeploymentsRepository } from './deployments';
 import { FilesRepository } from './files';
 import { LeasesRepository } from './leases';
@@ -35,6 +36,7 @@ export function createRepositories(db: Db) {
     sealedValues: new SealedValuesRepository(db),
     webhooks: new WebhooksRepository(db),
     leases: new LeasesRepository(db),
+    customDomains: new CustomDomainsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

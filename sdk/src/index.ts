@@ -9,6 +9,7 @@ export {
   type ConversationOf,
   type ProjectConversation,
 } from './conversation.js';
+export { DomainsResource } from './domains.js';
 export { EndUserHandle } from './end-user.js';
 export type { FileUrlOptions } from './file-urls.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
@@ -50,6 +51,7 @@ export type {
 } from './types/conversation.js';
 export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
 export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
+export type { CustomDomain, DomainStatus } from './types/domain.js';
 export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';

@@ -1,6 +1,7 @@
 import { AgentHandle } from './agent.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
+import { DomainsResource } from './domains.js';
 import { EndUserHandle } from './end-user.js';
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
@@ -19,11 +20,14 @@ export class WorkspaceClient {
   readonly agents: AgentsResource;
   /** The workspace's projects: `create`, `list`. */
   readonly projects: ProjectsResource;
+  /** Custom domains of deployed agents, with managed certificates: `add`, `list`, `get`, `remove`. */
+  readonly domains: DomainsResource;
 
   /** @internal Built by `Service`; not part of the public API. */
   constructor(protected readonly http: HttpClient) {
     this.agents = new AgentsResource(http);
     this.projects = new ProjectsResource(http);
+    this.domains = new DomainsResource(http);
   }
 
   /** Reads the workspace record (`GET /v1/workspace`). */

@@ -13,6 +13,8 @@ import { fixture } from './fixture';
 /** A running test API: what tests read and call. */
 export interface RunningApi {
   baseURL: string;
+  /** The HTTPS listener's port, when the config sets HTTPS_PORT (0 there: a free one). */
+  httpsPort: number | undefined;
   db: Db;
   repos: Repositories;
   temporal: Client;
@@ -31,6 +33,8 @@ interface TestApiOptions {
   logger?: Logger;
   /** The port to listen on (default: a free one), for a config whose PUBLIC_BASE_URL must name it. */
   port?: number;
+  /** The HTTPS listener's port (default: the config's HTTPS_PORT; 0: a free one). */
+  httpsPort?: number;
 }
 
 /** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
@@ -45,9 +49,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const logger = opts.logger ?? createLogger('silent');
   const hub = new TurnEventHub(databaseUrl, logger);
   await hub.start();
-  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, opts.port ?? 0, '127.0.0.1');
+  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, opts.port ?? 0, '127.0.0.1', opts.httpsPort);
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
+    httpsPort: server.httpsPort,
     db,
     repos,
     temporal,
@@ -88,6 +93,9 @@ export function useTestApi(options: () => TestApiOptions = () => ({})): RunningA
   return {
     get baseURL() {
       return api().baseURL;
+    },
+    get httpsPort() {
+      return api().httpsPort;
     },
     get db() {
       return api().db;

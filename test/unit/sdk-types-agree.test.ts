@@ -6,6 +6,7 @@ import * as agentDomain from '../../domain/agent';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
+import * as customDomainsDomain from '../../domain/custom-domains';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
 import * as projectConversationDomain from '../../domain/project-conversation';
@@ -154,6 +155,9 @@ const rows: Record<string, z.ZodType> = {
   ),
   ConnectionStatus: same<sdk.ConnectionStatus, Out<typeof credentialsDomain.connectionStatusSchema>>(credentialsDomain.connectionStatusSchema),
 
+  // Custom domains.
+  CustomDomain: same<sdk.CustomDomain, Out<typeof customDomainsDomain.customDomainSchema>>(customDomainsDomain.customDomainSchema),
+
   // File spaces.
   FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
 };
@@ -161,6 +165,7 @@ const rows: Record<string, z.ZodType> = {
 /** SDK types of sdk/src/types/ with no server schema of their own, and why. */
 const notCompared: Record<string, string> = {
   ConversationRecord: 'the union of AgentConversationRecord (compared) and ProjectConversationRecord',
+  DomainStatus: 'the `status` field of CustomDomain (compared within it)',
   AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
 };
 
@@ -185,6 +190,8 @@ const serverOnly: Record<string, string> = {
   workspaceNameSchema: 'operator CLI input',
   creditAmountSchema: 'operator CLI input',
   parameterValue: 'one value of `parameters` in StartConversationOptions and StartProjectConversationOptions (compared within them)',
+  addDomainBodySchema: 'the body `{ domain, agentId }` domains.add sends as given',
+  domainParamSchema: 'the `:domain` path parameter of get and remove',
   delegateArgsSchema: "the arguments of the manager's delegate tool, sent by the model, not by the SDK",
 };
 
@@ -193,6 +200,7 @@ const domainModules = {
   conversation: conversationDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,
+  'custom-domains': customDomainsDomain,
   'file-path': filePathDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,

@@ -1,0 +1,31 @@
+/**
+ * What the API, the domain workflow and its activities share (pure: the workflow imports it).
+ * The domain's record and name rules are in domain/custom-domains.ts.
+ */
+
+/** The workflow that provisions and renews a domain: one per domain name. */
+export const domainWorkflowId = (domain: string) => `domain:${domain}`;
+
+/** The input of `domainWorkflow`; `phase` is `renew` after the first certificate (continue-as-new). */
+export interface DomainRunInput {
+  /** The row's id (`dom_…`): a run never touches a row of the same name added again after a removal. */
+  domainId: string;
+  domain: string;
+  dnsDeadlineSeconds: number;
+  phase?: 'provision' | 'renew';
+}
+
+/** The certificate an issuance stored, as ms since the epoch. */
+export interface IssuedCertificate {
+  notBefore: number;
+  notAfter: number;
+  serial: string;
+}
+
+/** When to renew: at two-thirds of the certificate's lifetime (Let's Encrypt's advice for 90-day certificates: day 60). */
+export function renewAt(cert: Pick<IssuedCertificate, 'notBefore' | 'notAfter'>): number {
+  return cert.notBefore + Math.floor(((cert.notAfter - cert.notBefore) * 2) / 3);
+}
+
+/** The failure type of a step whose domain was removed meanwhile: the run ends quietly. */
+export const DOMAIN_GONE = 'domain_gone';

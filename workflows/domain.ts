@@ -1,0 +1,96 @@
+import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import type { DomainActivities } from '../activities/domains';
+import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt } from '../domain/domain-runs';
+
+// Reads and status writes: retried until the database answers (a removed row is an answer).
+const { domainForRun, checkDomainCname, setDomainStatus } = proxyActivities<DomainActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+// One ACME order per attempt. A few attempts, then the run records why it failed.
+const { issueCertificate } = proxyActivities<DomainActivities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: [DOMAIN_GONE] },
+});
+
+const DNS_POLL_MAX_MS = 30_000;
+const RENEW_RETRY_MAX_MS = 60 * 60_000;
+
+const isGone = (err: unknown) => err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === DOMAIN_GONE;
+const why = (err: unknown) => (err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
+
+/**
+ * Polls DNS (backing off to every 30 s) until the domain is a CNAME of `target`; past the
+ * deadline the domain is `failed` with what the resolver answered. True when the CNAME is there.
+ */
+async function waitForCname(input: DomainRunInput, target: string): Promise<boolean> {
+  const deadline = Date.now() + input.dnsDeadlineSeconds * 1000;
+  for (let delay = 1000; ; delay = Math.min(delay * 2, DNS_POLL_MAX_MS)) {
+    const { ok, seen } = await checkDomainCname({ domain: input.domain, target });
+    if (ok) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const failure = `no CNAME record of ${input.domain} points at ${target} after ${input.dnsDeadlineSeconds} s (the resolver answered: ${seen}); add the CNAME, then add the domain again`;
+      await setDomainStatus({ domainId: input.domainId, status: 'failed', failure });
+      return false;
+    }
+    await sleep(Math.min(delay, left));
+  }
+}
+
+/** The first certificate: undefined when the run ends (failed, or the domain was removed). */
+async function provision(input: DomainRunInput, target: string | null): Promise<IssuedCertificate | undefined> {
+  if (target === null) {
+    await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: 'the agent is no longer deployed to production' });
+    return undefined;
+  }
+  if (!(await waitForCname(input, target))) return undefined;
+  if (!(await setDomainStatus({ domainId: input.domainId, status: 'issuing', failure: null }))) return undefined;
+  try {
+    return await issueCertificate({ domainId: input.domainId, domain: input.domain });
+  } catch (err) {
+    if (!isGone(err)) await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: `the certificate could not be issued: ${why(err)}` });
+    return undefined;
+  }
+}
+
+/**
+ * Renews until it succeeds or the certificate expires. The domain stays served while `renewing`;
+ * each failed attempt is written to `failure`, retried with backoff (up to an hour apart).
+ */
+async function renew(input: DomainRunInput, current: IssuedCertificate): Promise<IssuedCertificate | undefined> {
+  if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: null }))) return undefined;
+  for (let delay = 60_000; ; delay = Math.min(delay * 2, RENEW_RETRY_MAX_MS)) {
+    try {
+      return await issueCertificate({ domainId: input.domainId, domain: input.domain });
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      const left = current.notAfter - Date.now();
+      if (left <= 0) {
+        await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: `the certificate expired; renewing it failed: ${why(err)}` });
+        return undefined;
+      }
+      if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: `renewal failed, retrying: ${why(err)}` }))) return undefined;
+      await sleep(Math.min(delay, left));
+    }
+  }
+}
+
+/**
+ * A custom domain's life (one run per domain name, on `ops`): wait for the CNAME, obtain a
+ * certificate, then sleep until two-thirds of its lifetime and renew, continuing as new after
+ * each renewal so the history stays short. Removal deletes the row and terminates the run;
+ * a step that finds the row gone ends it too.
+ */
+export async function domainWorkflow(input: DomainRunInput): Promise<void> {
+  const state = await domainForRun({ domainId: input.domainId });
+  if (!state) return;
+  const serving = state.certificate && (state.status === 'active' || state.status === 'renewing');
+  const cert = serving ? state.certificate : input.phase === 'renew' ? undefined : await provision(input, state.target);
+  if (!cert) return;
+  await sleep(Math.max(renewAt(cert) - Date.now(), 0));
+  if (!(await renew(input, cert))) return;
+  await continueAsNew<typeof domainWorkflow>({ ...input, phase: 'renew' });
+}
