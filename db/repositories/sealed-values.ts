@@ -1,5 +1,6 @@
 import type { Db } from '../connect';
 import { sealContext } from '../../domain/secret-box';
+import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domains';
 import { publicTokenContext } from '../../domain/public-token';
 import { webhookSealContexts } from '../../domain/webhooks';
 
@@ -44,6 +45,14 @@ export const sealedColumns: readonly SealedColumn[] = [
   {
     name: 'webhooks.token_sealed', table: 'webhooks', column: 'token_sealed', key: ['id'], reads: [],
     context: (r) => webhookSealContexts.token(r.id ?? ''),
+  },
+  {
+    name: 'custom_domains.key_sealed', table: 'custom_domains', column: 'key_sealed', key: ['domain'], reads: ['id'],
+    context: (r) => tlsKeyContext(r.id ?? '', r.domain ?? ''),
+  },
+  {
+    name: 'acme_accounts.key_sealed', table: 'acme_accounts', column: 'key_sealed', key: ['directory_url'], reads: [],
+    context: (r) => acmeAccountKeyContext(r.directory_url ?? ''),
   },
   {
     name: 'webhooks.signing_secret_sealed', table: 'webhooks', column: 'signing_secret_sealed', key: ['id'], reads: [],

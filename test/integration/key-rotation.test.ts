@@ -5,6 +5,7 @@ import { Service } from '../../sdk/src';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { sealedColumns } from '../../db/repositories/sealed-values';
+import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domains';
 import { randomToken } from '../../domain/ids';
 import { mintPublicToken } from '../../domain/public-token';
 import { SecretBox, sealContext } from '../../domain/secret-box';
@@ -105,7 +106,18 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
       codeVerifier: oldBox.seal('verifier', sealContext('oauth-verifier', 'agent', created.id, stateHash)), expiresAt: new Date(Date.now() + 600_000),
     });
 
-    const mine = async () => (await sealedValues(api)).filter((v) => v.key.includes(created.id) || v.key.includes(hook.id) || v.key === stateHash);
+    // A custom domain's TLS key and an ACME account key, sealed as the domain workflow seals them.
+    const domain = `${created.id.replace(/_/g, '-')}.example.com`;
+    const domainId = `dom_${created.id}`;
+    await api.db('custom_domains').insert({
+      domain, id: domainId, workspace_id: workspace.id, agent_id: created.id, status: 'active',
+      key_sealed: oldBox.seal('-----BEGIN PRIVATE KEY-----', tlsKeyContext(domainId, domain)),
+    });
+    const directoryUrl = `https://acme.test/${created.id}/directory`;
+    await api.db('acme_accounts').insert({ directory_url: directoryUrl, key_sealed: oldBox.seal('account key', acmeAccountKeyContext(directoryUrl)) });
+
+    const mine = async () =>
+      (await sealedValues(api)).filter((v) => v.key.includes(created.id) || v.key.includes(created.id.replace(/_/g, '-')) || v.key.includes(hook.id) || v.key === stateHash);
     const before = await mine();
     assert.deepEqual(new Set(before.map((v) => v.column)), new Set(sealedColumns.map((c) => c.name)), 'one value of every sealed column');
     assert.ok(before.every((v) => v.keyId === oldBox.keyId));
