@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/env';
 import { payloadCodecFromConfig } from './payload-codec';
 
@@ -61,7 +61,11 @@ export async function connectTemporalClient(t: TemporalTarget): Promise<Client> 
 /** The Rust-core connection a Worker polls through. */
 export async function connectTemporalWorker(t: TemporalTarget): Promise<NativeConnection> {
   const tls = await tlsOptions(t);
-  return NativeConnection.connect({
+  // Loaded here, not at the top: @temporalio/worker (with its bundler) costs the API ~0.2 s of
+  // start-up, and only worker processes need it (README: Start-up).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NativeConnection: Native } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  return Native.connect({
     address: t.address,
     ...(tls ? { tls } : {}),
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
