@@ -32,6 +32,7 @@ import { publicCors } from './middleware/public-cors';
 import { codecCors } from './middleware/codec-cors';
 import { KeyLimits } from './key-limits';
 import { PublicRateLimits } from './rate-limits';
+import { RefusalHold } from './refusal-hold';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -76,7 +77,8 @@ function signingKey(config: Config): UrlSigningKeys {
 
 /** Every route, each declared once with its contract (see routing.ts). */
 function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
-  const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
+  const refusalHold = new RefusalHold(deps.config.RATE_LIMIT_HOLD_MS, deps.config.RATE_LIMIT_HOLD_MAX);
+  const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, refusalHold, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
   const r = new ApiRouter({
     authenticate: requireApiKey(deps.repos.apiKeys, keyLimits),
     hold: (kind) => keyLimits.hold(kind),
@@ -92,10 +94,10 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   const box = secretBoxFromConfig(deps.config);
   const webhooks = new WebhooksService({ repos: deps.repos, box });
   const agents = new AgentsService({ ...deps, schedules, webhooks });
-  const limits = new PublicRateLimits(deps.db, deps.config);
+  const limits = new PublicRateLimits(deps.db, deps.config, refusalHold);
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
-  diagnosticsRoutes(r, deps);
+  diagnosticsRoutes(r, deps, refusalHold);
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   webhookRoutes(r, {

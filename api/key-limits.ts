@@ -7,6 +7,7 @@ import { AppError } from '../domain/errors';
 import type { ApiState } from './context';
 import { LeaseKeeper } from './leases';
 import { consume, postgresLimiter } from './rate-limits';
+import type { RefusalHold } from './refusal-hold';
 
 type KeyLimitsConfig = Pick<Config, 'KEY_BURST_PER_SECOND' | 'KEY_REQUESTS_PER_MINUTE' | 'KEY_STREAMS_MAX' | 'KEY_UPLOADS_MAX'>;
 
@@ -33,6 +34,7 @@ export class KeyLimits {
     db: Db,
     leases: LeasesRepository,
     private readonly config: KeyLimitsConfig,
+    private readonly refusalHold: RefusalHold,
     onError: (err: unknown) => void,
   ) {
     this.burst = postgresLimiter(db, 'key-burst', config.KEY_BURST_PER_SECOND, 1);
@@ -42,8 +44,8 @@ export class KeyLimits {
 
   /** One request of a key (`key`: what it is counted under): within its one-second burst and its per-minute budget. */
   async request(key: string): Promise<void> {
-    await consume(this.burst, key, 'requests with this API key in one second');
-    await consume(this.sustained, key, 'requests with this API key in one minute');
+    await consume(this.burst, key, 'requests with this API key in one second', this.refusalHold);
+    await consume(this.sustained, key, 'requests with this API key in one minute', this.refusalHold);
   }
 
   /** Middleware for a route whose response holds one of the key's `kind` slots until it closes. */

@@ -3,6 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import { AppError } from '../domain/errors';
+import type { RefusalHold } from './refusal-hold';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
 type PublicLimitsConfig = Pick<
@@ -24,7 +25,11 @@ export class PublicRateLimits {
   private readonly reads: RateLimiterPostgres;
   private readonly webhooks: RateLimiterPostgres;
 
-  constructor(db: Db, config: PublicLimitsConfig) {
+  constructor(
+    db: Db,
+    config: PublicLimitsConfig,
+    private readonly hold: RefusalHold,
+  ) {
     const limiter = (keyPrefix: string, points: number) => postgresLimiter(db, keyPrefix, points, config.PUBLIC_RATE_WINDOW_SECONDS);
     this.visitor = limiter('chat-visitor', config.PUBLIC_CHAT_PER_VISITOR);
     this.address = limiter('chat-address', config.PUBLIC_CHAT_PER_ADDRESS);
@@ -35,19 +40,19 @@ export class PublicRateLimits {
 
   /** One chat message: counted per (agent, visitor), per client address and per agent. */
   async chat(input: { agentId: string; userId: string; address: string }): Promise<void> {
-    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor');
-    await consume(this.address, digest(input.address), 'messages from this address');
-    await consume(this.agent, input.agentId, 'messages to this agent');
+    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor', this.hold);
+    await consume(this.address, digest(input.address), 'messages from this address', this.hold);
+    await consume(this.agent, input.agentId, 'messages to this agent', this.hold);
   }
 
   /** One inbound webhook request, per webhook (the address is counted by `read` before the lookup). */
   async webhook(webhookId: string): Promise<void> {
-    await consume(this.webhooks, webhookId, 'requests to this webhook');
+    await consume(this.webhooks, webhookId, 'requests to this webhook', this.hold);
   }
 
   /** Any other public request (metadata, history, resuming, inbound webhooks), per client address. */
   async read(address: string): Promise<void> {
-    await consume(this.reads, digest(address), 'requests from this address');
+    await consume(this.reads, digest(address), 'requests from this address', this.hold);
   }
 }
 
@@ -69,13 +74,17 @@ export function postgresLimiter(db: Db, keyPrefix: string, points: number, durat
   });
 }
 
-/** Counts one action of `key`; a refusal is 429 `rate_limited` whose `retryAfter` is the rest of the window. */
-export async function consume(limiter: RateLimiterPostgres, key: string, what: string): Promise<void> {
+/**
+ * Counts one action of `key`. A refusal is 429 `rate_limited`, answered after `hold` has held it
+ * (refusal-hold.ts); its `retryAfter` is what is left of the window once the hold has passed.
+ */
+export async function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (res) {
     if (res instanceof RateLimiterRes) {
-      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      const held = await hold.wait(res.msBeforeNext);
+      const retryAfter = Math.max(1, Math.ceil((res.msBeforeNext - held) / 1000));
       throw new AppError('rate_limited', `too many ${what}; try again in ${retryAfter} s`, retryAfter);
     }
     throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');

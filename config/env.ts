@@ -190,6 +190,13 @@ export const envSchema = z.object({
   KEY_REQUESTS_PER_MINUTE: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(6000),
   KEY_STREAMS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
   KEY_UPLOADS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(10),
+  /**
+   * A request-rate refusal (429) is answered after this long (never longer than the limit's
+   * window), so a client that asks again at once slows to one request per connection per hold;
+   * 0 answers at once. At most RATE_LIMIT_HOLD_MAX refusals are held at once per API process.
+   */
+  RATE_LIMIT_HOLD_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(0, 'at least 0').max(10_000, 'at most 10000').default(1000),
+  RATE_LIMIT_HOLD_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(0, 'at least 0').default(5000),
   WORKSPACE_RUNNING_TURNS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
   WORKSPACE_STORAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number of bytes').min(0, 'at least 0').default(1024 ** 3),
   /** Time to receive a whole request (headers and body); a response (an event stream) may last longer. */

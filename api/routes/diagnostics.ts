@@ -7,6 +7,7 @@ import { WorkspaceIdKey } from '../../workflows/search-attributes';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
 import { consume, postgresLimiter } from '../rate-limits';
+import type { RefusalHold } from '../refusal-hold';
 import type { ApiRouter } from '../routing';
 
 const roundTripBody = z
@@ -35,7 +36,7 @@ const WAIT_MS = 15_000;
  * — at most `DIAGNOSTICS_PER_MINUTE` times a minute; rows older than `PROBE_RETENTION_DAYS` are
  * deleted as each probe starts.
  */
-export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'db' | 'repos'>): void {
+export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'db' | 'repos'>, refusalHold: RefusalHold): void {
   const perWorkspace = postgresLimiter(db, 'diagnostics', config.DIAGNOSTICS_PER_MINUTE, 60);
   r.add(
     {
@@ -48,7 +49,7 @@ export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }:
     async (ctx, { body }) => {
       const workspaceId = workspaceOf(ctx);
       if (!(await repos.workspaces.diagnosticsAllowed({ id: workspaceId }))) throw new AppError('not_found', 'no such route');
-      await consume(perWorkspace, workspaceId, 'diagnostics probes from this workspace');
+      await consume(perWorkspace, workspaceId, 'diagnostics probes from this workspace', refusalHold);
       await repos.probes.prune({ before: new Date(Date.now() - config.PROBE_RETENTION_DAYS * 86_400_000) });
       const probeId = newId('probe');
       const started = performance.now();

@@ -33,3 +33,59 @@ describe('limits: requests per API key', () => {
     assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: other })).status, 200);
   });
 });
+
+describe('limits: refusals are held', () => {
+  const HOLD_MS = 800;
+  const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 3, KEY_REQUESTS_PER_MINUTE: 6, RATE_LIMIT_HOLD_MS: HOLD_MS, RATE_LIMIT_HOLD_MAX: 3 } }));
+
+  it('a client that asks again the instant it is refused gets one answer per hold, while another key is answered at once', async () => {
+    const { apiKey } = await api.newWorkspace();
+    const { apiKey: other } = await api.newWorkspace();
+    const refusals: { ms: number; message: string }[] = [];
+    let answers = 0;
+    const loopEnds = Date.now() + 2500;
+    const loop = (async () => {
+      // A runaway client: no pause, no Retry-After.
+      while (Date.now() < loopEnds && answers < 1000) {
+        const started = performance.now();
+        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+        answers += 1;
+        if (res.status === 429) {
+          assertRateLimited(res, 'held refusal');
+          refusals.push({ ms: performance.now() - started, message: res.body.error.message });
+        }
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1200));
+    const started = performance.now();
+    assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: other })).status, 200);
+    const otherMs = performance.now() - started;
+    await loop;
+    // 6 allowed in the minute, then about one refusal per hold: without the hold, hundreds.
+    assert.ok(answers <= 6 + Math.ceil(2500 / HOLD_MS) + 1, `${answers} answers in 2.5 s`);
+    // A burst refusal is held for what is left of its second at most; the minute's for the whole hold.
+    const minuteRefusals = refusals.filter((r) => r.message.includes('one minute'));
+    assert.ok(minuteRefusals.length >= 1, `refusals: ${JSON.stringify(refusals)}`);
+    for (const r of minuteRefusals) assert.ok(r.ms >= HOLD_MS - 50, `a refusal answered after ${r.ms.toFixed(0)} ms`);
+    assert.ok(otherMs < HOLD_MS / 2, `the other key waited ${otherMs.toFixed(0)} ms`);
+  });
+
+  it('at most RATE_LIMIT_HOLD_MAX refusals are held at once; the rest are answered at once', async () => {
+    const { apiKey } = await api.newWorkspace();
+    // The minute's 6 requests, in two bursts of 3 (the burst limit), so the next ones are refused for the rest of the minute.
+    for (let i = 0; i < 6; i++) {
+      if (i === 3) await new Promise((r) => setTimeout(r, 1100));
+      assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200, `request ${i}`);
+    }
+    const timed = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const started = performance.now();
+        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+        assertRateLimited(res, 'over the minute');
+        return performance.now() - started;
+      }),
+    );
+    const held = timed.filter((ms) => ms >= HOLD_MS - 50).length;
+    assert.equal(held, 3, `answer times ${timed.map((ms) => ms.toFixed(0)).join(' ')}`);
+  });
+});
