@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import * as acme from 'acme-client';
+import type * as AcmeClient from 'acme-client';
 import type { CustomDomainsRepository } from '../db/repositories/custom-domains';
 import { acmeAccountKeyContext } from '../domain/custom-domains';
 import type { SecretBox } from '../domain/secret-box';
@@ -24,14 +24,18 @@ export interface AcmeCertificate {
 }
 
 /**
- * The ACME client's HTTP settings, process-wide (acme-client has one axios instance): a timeout,
- * so a CA that stops answering fails the attempt instead of holding it, and the extra CA.
+ * acme-client (and axios under it) is loaded on the first issuance, not at the worker's start: it
+ * is a fifth of the worker's module loading, and most workers never issue a certificate.
+ * Its HTTP settings are process-wide (one axios instance): a timeout, so a CA that stops
+ * answering fails the attempt instead of holding it, and the extra CA.
  */
-function configureTransport(settings: AcmeSettings): void {
+function loadAcme(settings: AcmeSettings): typeof AcmeClient {
+  const acme = require('acme-client') as typeof AcmeClient;
   acme.axios.defaults.timeout = 30_000;
   if (settings.caFile) {
     acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, readFileSync(settings.caFile, 'utf8')] });
   }
+  return acme;
 }
 
 /**
@@ -39,20 +43,22 @@ function configureTransport(settings: AcmeSettings): void {
  * key sealed in `acme_accounts`), HTTP-01 answered from `acme_challenges` by every API replica.
  */
 export function createAcmeIssuer(deps: { repos: { customDomains: CustomDomainsRepository }; box: SecretBox; settings: AcmeSettings }) {
-  configureTransport(deps.settings);
+  let loaded: typeof AcmeClient | undefined;
+  const acmeClient = () => (loaded ??= loadAcme(deps.settings));
   const { directoryUrl, email } = deps.settings;
   const context = acmeAccountKeyContext(directoryUrl);
 
   const accountKey = async (): Promise<string> => {
     const stored = await deps.repos.customDomains.accountKey({ directoryUrl });
     if (stored) return deps.box.open(stored, context);
-    const fresh = (await acme.crypto.createPrivateEcdsaKey()).toString('utf8');
+    const fresh = (await acmeClient().crypto.createPrivateEcdsaKey()).toString('utf8');
     // Two workers racing keep one key: the first stored.
     const kept = await deps.repos.customDomains.keepAccountKey({ directoryUrl, keySealed: deps.box.seal(fresh, context) });
     return deps.box.open(kept, context);
   };
 
   return async function issue(domain: string): Promise<AcmeCertificate> {
+    const acme = acmeClient();
     const client = new acme.Client({ directoryUrl, accountKey: await accountKey(), backoffAttempts: 10, backoffMin: 500, backoffMax: 5_000 });
     const [key, csr] = await acme.crypto.createCsr({ altNames: [domain] }, await acme.crypto.createPrivateEcdsaKey());
     const certPem = await client.auto({

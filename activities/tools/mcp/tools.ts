@@ -8,8 +8,15 @@ import type { McpServer } from '../../../domain/agent-tools';
 import type { ModelTool } from '../../model/types';
 import type { SafeFetch } from '../../outbound/safe-fetch';
 import type { ToolResult } from '../types';
-import { connectMcp, type McpConnectOptions, type McpSession, type McpToolInfo } from './client';
+import type * as McpClientModule from './client';
+import type { McpConnectOptions, McpSession, McpToolInfo } from './client';
 import { assignMcpToolNames } from './names';
+
+/**
+ * The MCP SDK is loaded when an agent with MCP servers first runs, not at the worker's start
+ * (README: Start-up): most turns use no MCP server.
+ */
+const connectMcp: typeof McpClientModule.connectMcp = (server, opts) => (require('./client') as typeof McpClientModule).connectMcp(server, opts);
 
 /** A server's tool description is cut to this many characters (a server cannot flood the prompt). */
 const MCP_MAX_DESCRIPTION = 4_000;
