@@ -51,17 +51,20 @@ export async function runApi(opts: {
   const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
   let temporal: Client | undefined;
   try {
-    await hub.start();
-    temporal = await connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress));
+    // The LISTEN session and the Temporal connection are made side by side: start-up waits for the slower, not both.
+    const [listening, connected] = await Promise.allSettled([hub.start(), connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress))]);
+    if (connected.status === 'fulfilled') temporal = connected.value;
+    if (listening.status === 'rejected') throw listening.reason;
+    if (connected.status === 'rejected') throw connected.reason;
+    const client = connected.value;
     const server = await startApiServer({
       config: opts.config,
       db,
       repos: createRepositories(db),
-      temporal,
+      temporal: client,
       logger: opts.logger,
       hub,
     });
-    const client = temporal;
     return {
       port: server.port,
       async stop() {
