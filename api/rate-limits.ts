@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
-import { AppError } from '../domain/errors';
+import { AppError, RateLimitRefusal } from '../domain/errors';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
 type PublicLimitsConfig = Pick<
@@ -76,7 +76,7 @@ export async function consume(limiter: RateLimiterPostgres, key: string, what: s
   } catch (res) {
     if (res instanceof RateLimiterRes) {
       const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw new AppError('rate_limited', `too many ${what}; try again in ${retryAfter} s`, retryAfter);
+      throw new RateLimitRefusal(limiter.keyPrefix, `too many ${what}; try again in ${retryAfter} s`, retryAfter);
     }
     throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
   }
