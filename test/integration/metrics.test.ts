@@ -6,6 +6,7 @@ import { freePort } from '../../infra/temporal-dev-server';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { parseExposition, type Sample, total } from '../support/prometheus';
+import { freelancer } from '../support/publishing';
 import { collectTurn } from '../support/sse';
 import { waitFor } from '../support/wait';
 import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
@@ -34,11 +35,12 @@ describe('metrics: /metrics on the API and the worker', function () {
   let workerPort: number;
   let temporalMetricsPort: number;
   let apiPort: string;
+  let env: Record<string, string>;
 
   before(async () => {
     workerPort = await freePort();
     temporalMetricsPort = await freePort();
-    const env = isolatedEnv({
+    env = isolatedEnv({
       WORKER_HEALTH_PORT: String(workerPort),
       HOST: '0.0.0.0',
       METRICS_TOKEN: token,
@@ -99,6 +101,32 @@ describe('metrics: /metrics on the API and the worker', function () {
     assert.ok(labels.includes('unmatched'), 'an unknown path is one series');
     const ids = labels.filter((v) => UUID_OR_ID.test(v));
     assert.deepEqual(ids, [], 'no label value is an id');
+  });
+
+  it('a production deploy counts its promote run as promoted', async () => {
+    const promoted = (samples: Sample[]) => total(samples, 'hosted_agents_ops_workflow_outcomes_total', { workflow: 'promote', outcome: 'promoted' });
+    const before = promoted(await workerMetrics());
+    const { apiKey } = await api.newWorkspace({ credits: 100 });
+    const agent = await freelancer(api.baseURL, apiKey);
+    const [version] = await agent.versionIds();
+    const deployed = await call(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey, body: { versionId: version!.id } });
+    assert.equal(deployed.status, 200, JSON.stringify(deployed.body));
+    await waitFor('promote outcomes', async () => promoted(await workerMetrics()), (n) => n === before + 1, 10_000);
+  });
+
+  it('each 429 counts the limit that refused it', async () => {
+    const limited = await startTestApi({ config: isolatedConfig({ ...env, KEY_BURST_PER_SECOND: '2' }) });
+    try {
+      const { apiKey } = await limited.newWorkspace();
+      const statuses = await Promise.all(Array.from({ length: 6 }, () => call(limited.baseURL, 'GET', '/v1/workspace', { apiKey }).then((r) => r.status)));
+      const refused = statuses.filter((s) => s === 429).length;
+      assert.ok(refused >= 1, statuses.join(' '));
+      const samples = await scrape(`${limited.baseURL}/metrics`);
+      assert.equal(total(samples, 'hosted_agents_rate_limit_refusals_total', { limit: 'key-burst' }), refused);
+      assert.equal(total(samples, 'hosted_agents_http_request_duration_seconds_count', { route: '/v1/workspace', status: '429' }), refused);
+    } finally {
+      await limited.stop();
+    }
   });
 
   it('the Temporal SDK serves its own runtime metrics on TEMPORAL_METRICS_ADDRESS', async () => {
