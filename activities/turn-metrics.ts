@@ -9,6 +9,7 @@ type Grade = AgentConfig['grade'];
  * is called once per turn whatever retries happen: `started` by the first attempt of the first
  * model step, `firstText` when the turn's first text reaches the event log, `ended` when the
  * turn's terminal event is written (the write that happens once, keyed by the turn id).
+ * Implementations never throw: recording is bookkeeping and must not fail a turn.
  */
 export interface TurnMetrics {
   started(grade: Grade): void;

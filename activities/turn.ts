@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { recordSafely } from '../infra/record-safely';
 import { ApplicationFailure } from '@temporalio/common';
 import { type AgentTurnContext, loadTurnContext, toolContext, turnGrade } from './turn-context';
 import { buildManagerPrompt, delegateTools } from './manager';
@@ -165,7 +164,7 @@ export function createTurnActivities(deps: TurnDeps) {
       const context = await loadTurnContext(deps.repos, input.turnId);
       const { conversation } = context;
       const grade = turnGrade(context);
-      if (input.step === 1 && ctx.info.attempt === 1) recordSafely(() => deps.metrics.started(grade));
+      if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
       const { provider, model } = deps.resolveModel(grade);
       const [{ system, tools }, alreadyShown] = await Promise.all([
         context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
@@ -185,7 +184,7 @@ export function createTurnActivities(deps: TurnDeps) {
           const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer });
           if (appended && awaitingFirstText) {
             awaitingFirstText = false;
-            recordSafely(() => deps.metrics.firstText(grade, secondsSince(context.turn.started_at)));
+            deps.metrics.firstText(grade, secondsSince(context.turn.started_at));
           }
           return appended;
         },
@@ -282,7 +281,7 @@ async function settleTurn(
     return true;
   });
   // Only the call that ended the turn counts it, after its transaction committed.
-  if (settled) recordSafely(() => deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage, credits: cost }));
+  if (settled) deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage, credits: cost });
 }
 
 export type TurnActivities = ReturnType<typeof createTurnActivities>;
