@@ -45,6 +45,8 @@ describe('metrics: /metrics on the API and the worker', function () {
       HOST: '0.0.0.0',
       METRICS_TOKEN: token,
       TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalMetricsPort}`,
+      // Each word of the offline reply 50 ms apart: a turn streams long enough to be seen open.
+      LOCAL_MODEL_DELAY_MS: '50',
     });
     worker = await spawnWorker(env);
     api = await startTestApi({ config: isolatedConfig(env), host: '0.0.0.0' });
@@ -64,12 +66,16 @@ describe('metrics: /metrics on the API and the worker', function () {
   const workerMetrics = () => scrape(`http://127.0.0.1:${workerPort}/metrics`);
   const apiMetrics = () => scrape(`${api.baseURL}/metrics`);
 
-  it('a turn moves the turn counters, the time-to-first-text histogram and the request histogram; no label is an id', async () => {
+  it('a turn moves the turn counters, the time-to-first-text histogram, the open-streams gauge and the request histogram; no label is an id', async () => {
     const [workerBefore, apiBefore] = await Promise.all([workerMetrics(), apiMetrics()]);
     const { apiKey } = await api.newWorkspace({ credits: 100 });
     const agent = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Counted' } });
     const conv = await call<{ id: string }>(api.baseURL, 'POST', `/v1/agents/${agent.body.id}/conversations`, { apiKey, body: {} });
-    const turn = await collectTurn(`${api.baseURL}/v1/conversations/${conv.body.id}/turns`, { method: 'POST', apiKey, body: { text: 'count me in' } });
+    const streaming = collectTurn(`${api.baseURL}/v1/conversations/${conv.body.id}/turns`, { method: 'POST', apiKey, body: { text: 'count me in' } });
+    streaming.catch(() => undefined); // awaited below; never unhandled if the wait fails first
+    const open = (samples: Sample[]) => total(samples, 'hosted_agents_sse_streams_open');
+    await waitFor('open event streams', apiMetrics, (s) => open(s) === 1, 10_000);
+    const turn = await streaming;
     assert.equal(turn.events.at(-1)?.event.type, 'done', JSON.stringify(turn.events));
 
     // The turn's end is counted after its transaction commits, a moment after `done` reaches the stream.
