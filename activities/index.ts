@@ -9,6 +9,7 @@ import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
+import type { TurnMetrics } from './turn-metrics';
 import { createWebhookDeliveryActivities } from './webhook-delivery';
 
 /** Everything the activities need; the worker builds real ones (workers/activity-deps.ts), tests may pass others. */
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   creditsPer1kTokens: { standard: number; premium: number };
   textFlushMs: number;
   historyBudget: HistoryBudget;
+  /** Where turns are counted and timed (the worker's registry, workers/metrics.ts). */
+  metrics: TurnMetrics;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
   /** What custom domains need: the resolver, the agents domain, the ACME issuer. */

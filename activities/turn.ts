@@ -16,6 +16,7 @@ import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvide
 import { buildSystemPrompt } from './prompt';
 import type { ToolRunner } from './tools/types';
 import { StepTextStream } from './turn-text';
+import { firstTextOfTurn, secondsSince, type TurnMetrics } from './turn-metrics';
 import { attachmentNote, charsOfTokens, droppedNote, estimateTokens, historyWindow } from './history-window';
 
 export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
@@ -30,6 +31,7 @@ interface TurnDeps {
   /** How long text deltas are batched before they are written: ≤ ~20 ms keeps the log small and the latency low. */
   textFlushMs: number;
   historyBudget: HistoryBudget;
+  metrics: TurnMetrics;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -162,6 +164,7 @@ export function createTurnActivities(deps: TurnDeps) {
       const context = await loadTurnContext(deps.repos, input.turnId);
       const { conversation } = context;
       const grade = turnGrade(context);
+      if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
       const { provider, model } = deps.resolveModel(grade);
       const [{ system, tools }, alreadyShown] = await Promise.all([
         context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
@@ -174,9 +177,17 @@ export function createTurnActivities(deps: TurnDeps) {
       // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
       // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
       const doomed = new AbortController();
+      let awaitingFirstText = firstTextOfTurn(input.transcript, alreadyShown);
       const text = new StepTextStream(
         alreadyShown,
-        (events) => deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer }),
+        async (events) => {
+          const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer });
+          if (appended && awaitingFirstText) {
+            awaitingFirstText = false;
+            deps.metrics.firstText(grade, secondsSince(context.turn.started_at));
+          }
+          return appended;
+        },
         deps.textFlushMs,
         () => ctx.heartbeat(),
         (err) => {
@@ -257,15 +268,20 @@ async function settleTurn(
 ): Promise<void> {
   const found = await deps.repos.turns.withContext({ turnId });
   if (!found) return;
+  const grade = await gradeOf(deps, turnId);
   const tokens = usage.inputTokens + usage.outputTokens;
-  const cost = tokens === 0 ? 0 : Math.round((tokens / 1000) * deps.creditsPer1kTokens[await gradeOf(deps, turnId)] * 1e6) / 1e6;
+  const cost = tokens === 0 ? 0 : Math.round((tokens / 1000) * deps.creditsPer1kTokens[grade] * 1e6) / 1e6;
   const { conversation } = found;
-  await deps.db.transaction(async (trx) => {
-    if (!(await deps.repos.turns.finish({ turnId, status: terminal.type === 'done' ? 'done' : status, terminal, usage, cost }, trx))) return;
+  const ended = terminal.type === 'done' ? 'done' : status;
+  const settled = await deps.db.transaction(async (trx) => {
+    if (!(await deps.repos.turns.finish({ turnId, status: ended, terminal, usage, cost }, trx))) return false;
     await write(trx, conversation);
     // An answered turn always has its debit row; a failed one only when it consumed something.
     if (terminal.type === 'done' || cost > 0) await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId, amount: cost }, trx);
+    return true;
   });
+  // Only the call that ended the turn counts it, after its transaction committed.
+  if (settled) deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage, credits: cost });
 }
 
 export type TurnActivities = ReturnType<typeof createTurnActivities>;

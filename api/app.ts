@@ -31,6 +31,7 @@ import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
 import { codecCors } from './middleware/codec-cors';
 import { KeyLimits } from './key-limits';
+import { httpMetrics, metricsEndpoint, refusalMetrics } from './metrics';
 import { PublicRateLimits } from './rate-limits';
 import { RefusalHold } from './refusal-hold';
 import { requireApiKey } from './middleware/auth';
@@ -140,6 +141,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
     pollMs: 2000,
     // Every open stream fails its reads during an outage: one line each at debug, the 503s say it at warn.
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
+    opened: () => deps.metrics.streamOpened(),
   };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation });
   const oauth = new OAuthService({
@@ -209,11 +211,14 @@ export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
 
+  app.use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN));
   app.use(requestId);
   app.use(accessLog(deps.logger));
+  app.use(httpMetrics(deps.metrics));
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
   app.use(errorHandler(deps.logger));
+  app.use(refusalMetrics(deps.metrics));
   app.use(acmeChallenge(deps.repos.customDomains));
   app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory));
 

@@ -5,6 +5,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { Logger } from '../infra/logger';
+import type { ApiMetrics } from './metrics';
 import type { TurnEventHub } from './sse/event-hub';
 
 /** Everything the API needs, passed in explicitly (no module-level singletons). */
@@ -16,6 +17,8 @@ export interface ApiDeps {
   logger: Logger;
   /** The process's one LISTEN connection for turn events. */
   hub: TurnEventHub;
+  /** This process's instruments, on the registry its `/metrics` serves. */
+  metrics: ApiMetrics;
 }
 
 export interface ApiState {

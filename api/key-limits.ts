@@ -3,7 +3,7 @@ import type { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import type { LeasesRepository } from '../db/repositories/leases';
-import { AppError } from '../domain/errors';
+import { RateLimitRefusal } from '../domain/errors';
 import type { ApiState } from './context';
 import { LeaseKeeper } from './leases';
 import { consume, postgresLimiter } from './rate-limits';
@@ -57,7 +57,7 @@ export class KeyLimits {
       if (!keyId) throw new Error(`hold(${kind}) on a route without an API key`);
       const release = await this.keeper.take(keyId, kind, limit);
       if (!release) {
-        throw new AppError('rate_limited', `this API key has ${limit} ${what} open, the most it may; try again when one has ended`, CONCURRENCY_RETRY_AFTER_SECONDS);
+        throw new RateLimitRefusal(`key-${kind}`, `this API key has ${limit} ${what} open, the most it may; try again when one has ended`, CONCURRENCY_RETRY_AFTER_SECONDS);
       }
       // 'close' comes when the response has been sent or the client went away, whichever is first.
       ctx.res.once('close', release);

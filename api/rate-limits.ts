@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
-import { AppError } from '../domain/errors';
+import { AppError, RateLimitRefusal } from '../domain/errors';
 import type { RefusalHold } from './refusal-hold';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -85,7 +85,7 @@ export async function consume(limiter: RateLimiterPostgres, key: string, what: s
     if (res instanceof RateLimiterRes) {
       const held = await hold.wait(res.msBeforeNext);
       const retryAfter = Math.max(1, Math.ceil((res.msBeforeNext - held) / 1000));
-      throw new AppError('rate_limited', `too many ${what}; try again in ${retryAfter} s`, retryAfter);
+      throw new RateLimitRefusal(limiter.keyPrefix, `too many ${what}; try again in ${retryAfter} s`, retryAfter);
     }
     throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
   }

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
+import { Registry } from 'prom-client';
 import type { NativeConnection } from '@temporalio/worker';
 import type * as ActivitiesModule from '../activities';
+import type * as ApiMetricsModule from '../api/metrics';
 import type * as ApiServerModule from '../api/server';
 import type * as EventHubModule from '../api/sse/event-hub';
 import type { Config } from '../config/env';
@@ -11,12 +13,14 @@ import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig 
 import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
 import type * as ActivityDepsModule from '../workers/activity-deps';
 import type * as WorkerHealthModule from '../workers/health-server';
+import type * as WorkerMetricsModule from '../workers/metrics';
 import type * as WorkerModule from '../workers/worker';
 
 // Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
 // loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
 const apiSide = () => ({
   ...(require('../api/server') as typeof ApiServerModule),
+  ...(require('../api/metrics') as typeof ApiMetricsModule),
   ...(require('../api/sse/event-hub') as typeof EventHubModule),
   ...(require('../db/repositories') as typeof RepositoriesModule),
 });
@@ -26,6 +30,7 @@ const workerSide = () => ({
   ...(require('../infra/temporal-runtime') as typeof TemporalRuntimeModule),
   ...(require('../workers/worker') as typeof WorkerModule),
   ...(require('../workers/health-server') as typeof WorkerHealthModule),
+  ...(require('../workers/metrics') as typeof WorkerMetricsModule),
 });
 
 /** Loads both sides now (`start` runs both, and loads them before it waits on anything). */
@@ -45,7 +50,7 @@ export async function runApi(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable & { port: number }> {
-  const { startApiServer, TurnEventHub, createRepositories } = apiSide();
+  const { startApiServer, TurnEventHub, createRepositories, createApiMetrics } = apiSide();
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
@@ -64,6 +69,8 @@ export async function runApi(opts: {
       temporal: client,
       logger: opts.logger,
       hub,
+      // The process's own registry, made here and passed down (README: Metrics).
+      metrics: createApiMetrics(new Registry()),
     });
     return {
       port: server.port,
@@ -89,19 +96,22 @@ export async function runWorker(opts: {
   temporalAddress: string;
   logger: Logger;
 }): Promise<Stoppable> {
-  const { activityDepsFromConfig, createActivities, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
-  installTemporalRuntime(opts.logger);
+  const { activityDepsFromConfig, createActivities, createWorkerMetrics, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
+  // Before any Temporal connection of this process (Runtime.install's rule).
+  installTemporalRuntime(opts.logger, opts.config.TEMPORAL_METRICS_ADDRESS);
+  const metrics = createWorkerMetrics(new Registry());
   const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   let connection: NativeConnection | undefined;
   try {
     const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
     connection = await connectTemporalWorker(target);
-    const deps = activityDepsFromConfig(opts.config, db);
+    const deps = activityDepsFromConfig(opts.config, db, metrics.turns);
     const workers = await startWorkers({
       connection,
       namespace: opts.config.TEMPORAL_NAMESPACE,
       taskQueues: opts.config.taskQueues,
       activities: createActivities(deps),
+      sinks: metrics.sinks,
       identity: deps.workerIdentity,
       liveness: deps.repos.workerLiveness,
       pruning: { repos: deps.repos, config: opts.config },
@@ -119,6 +129,7 @@ export async function runWorker(opts: {
             temporal: workers.client,
             polling: () => workers.polling(),
             logger: opts.logger,
+            metrics: { registry: metrics.registry, token: opts.config.METRICS_TOKEN },
           });
     const conn = connection;
     return {

@@ -54,6 +54,16 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** `hosted-agents worker`: serve /healthz and /readyz on this port (on HOST); unset: no HTTP at all. */
   WORKER_HEALTH_PORT: port.optional(),
+  /**
+   * `/metrics` (API and worker) answers loopback callers only; with this set, any caller that sends
+   * `Authorization: Bearer <METRICS_TOKEN>` too (a Prometheus on another host).
+   */
+  METRICS_TOKEN: optionalText.pipe(z.string().min(32, 'at least 32 characters of random text').optional()),
+  /**
+   * host:port where the worker's Temporal Core runtime serves its own Prometheus metrics
+   * (`temporal_…`, GET /metrics, no authentication: bind it to loopback or a private network); unset: off.
+   */
+  TEMPORAL_METRICS_ADDRESS: optionalText.pipe(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464').optional()),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })

@@ -79,6 +79,20 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A 429 `rate_limited` that names the limit that refused it — a name fixed in code (a limiter's
+ * key prefix such as `key-burst`, never the key it counted), so it can label a metric.
+ */
+export class RateLimitRefusal extends AppError {
+  constructor(
+    readonly limit: string,
+    message: string,
+    retryAfter: number,
+  ) {
+    super('rate_limited', message, retryAfter);
+  }
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; retryable: boolean; retryAfter?: number };
 }

@@ -8,7 +8,7 @@ import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
 import { missingRequirements, type SuppliedView } from '../domain/credentials';
 import { type AgentConversation, type AskInput, resolveParameters, titleFrom } from '../domain/conversation';
-import { AppError } from '../domain/errors';
+import { AppError, RateLimitRefusal } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
 import type { EndUser } from '../domain/publishing';
@@ -194,8 +194,8 @@ export class ConversationsService {
   private async refuseBusyWorkspace(workspaceId: string, trx: Knex.Transaction): Promise<void> {
     const running = await this.deps.repos.turns.countRunningLocked({ workspaceId }, trx);
     if (running >= this.deps.maxRunningTurns) {
-      throw new AppError(
-        'rate_limited',
+      throw new RateLimitRefusal(
+        'workspace-running-turns',
         `the workspace has ${running} turns running, the most it may at once; try again when one has ended`,
         RUNNING_TURNS_RETRY_AFTER_SECONDS,
       );

@@ -1,4 +1,5 @@
 import type { ActivityDeps } from '../activities';
+import type { TurnMetrics } from '../activities/turn-metrics';
 import { createAcmeIssuer } from '../activities/acme';
 import { createModelResolver } from '../activities/model/registry';
 import { createSafeFetch, type SafeFetch } from '../activities/outbound/safe-fetch';
@@ -27,7 +28,7 @@ function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch
 }
 
 /** The real dependencies, from configuration: what `hosted-agents worker` and `start` run with. */
-export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
+export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetrics): ActivityDeps {
   const repos = createRepositories(db);
   const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const box = secretBoxFromConfig(config);
@@ -39,6 +40,7 @@ export function activityDepsFromConfig(config: Config, db: Db): ActivityDeps {
     tools: toolRunnerFromConfig(config, db, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
+    metrics,
     historyBudget: {
       tokens: { standard: config.HISTORY_TOKENS_STANDARD, premium: config.HISTORY_TOKENS_PREMIUM },
       maxImageBytes: config.HISTORY_IMAGE_BYTES,

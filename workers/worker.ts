@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   bundleWorkflowCode,
+  type InjectedSinks,
   type NativeConnection,
   Worker,
   type WorkflowBundleOption,
@@ -14,6 +15,7 @@ import type { Activities } from '../activities';
 import type { Repositories } from '../db/repositories';
 import type { WorkerLivenessRepository } from '../db/repositories/worker-liveness';
 import type { Logger } from '../infra/logger';
+import type { OutcomeSinks } from '../workflows/outcome-sink';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
 
@@ -22,6 +24,8 @@ interface WorkerSetOptions {
   namespace: string;
   taskQueues: { turns: string; ops: string };
   activities: Activities;
+  /** Where workflows report their outcomes (the worker's metrics, workers/metrics.ts). */
+  sinks: InjectedSinks<OutcomeSinks>;
   /** The name this process polls under; the activities record their attempts under it too. */
   identity: string;
   /** Liveness stamps and orphaned attempts (workers/orphan-sweeper.ts). */
@@ -101,6 +105,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         identity,
         workflowBundle,
         activities: opts.activities,
+        sinks: opts.sinks,
         ...dataConverter,
         // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
         // that worker was killed, the task waits there this long before any worker may take it:

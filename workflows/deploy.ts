@@ -1,5 +1,6 @@
 import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
+import { recordOutcome } from './outcome-sink';
 import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 
 const { checkDeployCandidate, switchProduction, retireExpiredTestDeployments } = proxyActivities<DeployActivities>({
@@ -14,6 +15,17 @@ const { checkDeployCandidate, switchProduction, retireExpiredTestDeployments } =
  * run with `deploy_check_failed` (its message lists every failed check); production is untouched.
  */
 export async function promoteWorkflow(input: PromoteInput): Promise<PromoteResult> {
+  try {
+    const result = await promote(input);
+    recordOutcome('promote', 'promoted');
+    return result;
+  } catch (err) {
+    recordOutcome('promote', err instanceof ApplicationFailure && err.type === DEPLOY_CHECK_FAILED ? 'check_failed' : 'failed');
+    throw err;
+  }
+}
+
+async function promote(input: PromoteInput): Promise<PromoteResult> {
   const problems = await checkDeployCandidate(input);
   if (problems.length > 0) {
     throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: problems.join('; '), nonRetryable: true, details: [problems] });
@@ -29,7 +41,7 @@ export async function testExpiryWorkflow(input: TestExpiryInput): Promise<void> 
   // Bounded: each round retires at least the deployment it waited for.
   for (let round = 0; round < 1000; round++) {
     const next = await retireExpiredTestDeployments(input);
-    if (next === null) return;
+    if (next === null) return recordOutcome('test_expiry', 'retired');
     await sleep(Math.max(next - Date.now(), 0) + 250);
   }
 }

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DomainActivities } from '../activities/domains';
+import { recordOutcome } from './outcome-sink';
 import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt } from '../domain/domain-runs';
 
 // Reads and status writes: retried until the database answers (a removed row is an answer).
@@ -19,6 +20,11 @@ const DNS_POLL_MAX_MS = 30_000;
 const RENEW_RETRY_MAX_MS = 60 * 60_000;
 
 const isGone = (err: unknown) => err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === DOMAIN_GONE;
+/** The run ends because the domain's row is gone (removed by its owner). */
+const removed = (): undefined => {
+  recordOutcome('domain', 'removed');
+  return undefined;
+};
 const why = (err: unknown) => (err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
 
 /**
@@ -34,6 +40,7 @@ async function waitForCname(input: DomainRunInput, target: string): Promise<bool
     if (left <= 0) {
       const failure = `no CNAME record of ${input.domain} points at ${target} after ${input.dnsDeadlineSeconds} s (the resolver answered: ${seen}); add the CNAME, then add the domain again`;
       await setDomainStatus({ domainId: input.domainId, status: 'failed', failure });
+      recordOutcome('domain', 'failed');
       return false;
     }
     await sleep(Math.min(delay, left));
@@ -44,14 +51,19 @@ async function waitForCname(input: DomainRunInput, target: string): Promise<bool
 async function provision(input: DomainRunInput, target: string | null): Promise<IssuedCertificate | undefined> {
   if (target === null) {
     await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: 'the agent is no longer deployed to production' });
+    recordOutcome('domain', 'failed');
     return undefined;
   }
   if (!(await waitForCname(input, target))) return undefined;
-  if (!(await setDomainStatus({ domainId: input.domainId, status: 'issuing', failure: null }))) return undefined;
+  if (!(await setDomainStatus({ domainId: input.domainId, status: 'issuing', failure: null }))) return removed();
   try {
-    return await issueCertificate({ domainId: input.domainId, domain: input.domain });
+    const cert = await issueCertificate({ domainId: input.domainId, domain: input.domain });
+    recordOutcome('domain', 'issued');
+    return cert;
   } catch (err) {
-    if (!isGone(err)) await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: `the certificate could not be issued: ${why(err)}` });
+    if (isGone(err)) return removed();
+    await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: `the certificate could not be issued: ${why(err)}` });
+    recordOutcome('domain', 'failed');
     return undefined;
   }
 }
@@ -61,18 +73,21 @@ async function provision(input: DomainRunInput, target: string | null): Promise<
  * each failed attempt is written to `failure`, retried with backoff (up to an hour apart).
  */
 async function renew(input: DomainRunInput, current: IssuedCertificate): Promise<IssuedCertificate | undefined> {
-  if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: null }))) return undefined;
+  if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: null }))) return removed();
   for (let delay = 60_000; ; delay = Math.min(delay * 2, RENEW_RETRY_MAX_MS)) {
     try {
-      return await issueCertificate({ domainId: input.domainId, domain: input.domain });
+      const cert = await issueCertificate({ domainId: input.domainId, domain: input.domain });
+      recordOutcome('domain', 'renewed');
+      return cert;
     } catch (err) {
-      if (isGone(err)) return undefined;
+      if (isGone(err)) return removed();
       const left = current.notAfter - Date.now();
       if (left <= 0) {
         await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: `the certificate expired; renewing it failed: ${why(err)}` });
+        recordOutcome('domain', 'failed');
         return undefined;
       }
-      if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: `renewal failed, retrying: ${why(err)}` }))) return undefined;
+      if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: `renewal failed, retrying: ${why(err)}` }))) return removed();
       await sleep(Math.min(delay, left));
     }
   }
@@ -86,7 +101,7 @@ async function renew(input: DomainRunInput, current: IssuedCertificate): Promise
  */
 export async function domainWorkflow(input: DomainRunInput): Promise<void> {
   const state = await domainForRun({ domainId: input.domainId });
-  if (!state) return;
+  if (!state) return removed();
   const serving = state.certificate && (state.status === 'active' || state.status === 'renewing');
   const cert = serving ? state.certificate : input.phase === 'renew' ? undefined : await provision(input, state.target);
   if (!cert) return;

@@ -10,6 +10,8 @@ export interface TurnStreamOptions {
   pollMs: number;
   /** Told of each failed read (the stream retries it); for logging. */
   onReadError?: (err: unknown) => void;
+  /** Told when a stream opens; what it returns is called once when that stream closes (the open-streams gauge). */
+  opened?: () => () => void;
 }
 
 /**
@@ -52,10 +54,12 @@ export function streamTurn(
   let reading = false;
   let again = false;
   let finished = false;
+  const closed = opts.opened?.();
 
   const finish = () => {
     if (finished) return;
     finished = true;
+    closed?.();
     unsubscribe();
     clearInterval(keepalive);
     clearInterval(poll);

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config/env';
+import { Registry } from 'prom-client';
+import { createApiMetrics } from '../../api/metrics';
 import { startApiServer } from '../../api/server';
 import { TurnEventHub } from '../../api/sse/event-hub';
 import { createDb, type Db } from '../../db/connect';
@@ -35,6 +37,8 @@ interface TestApiOptions {
   port?: number;
   /** The HTTPS listener's port (default: the config's HTTPS_PORT; 0: a free one). */
   httpsPort?: number;
+  /** The address to listen on (default 127.0.0.1; 0.0.0.0 lets a test call it from a non-loopback address). */
+  host?: string;
 }
 
 /** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
@@ -49,7 +53,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const logger = opts.logger ?? createLogger('silent');
   const hub = new TurnEventHub(databaseUrl, logger);
   await hub.start();
-  const server = await startApiServer({ config, db, repos, temporal, logger, hub }, opts.port ?? 0, '127.0.0.1', opts.httpsPort);
+  const metrics = createApiMetrics(new Registry());
+  const server = await startApiServer({ config, db, repos, temporal, logger, hub, metrics }, opts.port ?? 0, opts.host ?? '127.0.0.1', opts.httpsPort);
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
     httpsPort: server.httpsPort,

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { installTemporalRuntime } from '../../infra/temporal-runtime';
 import { activityDepsFromConfig } from '../../workers/activity-deps';
+import { createWorkerMetrics } from '../../workers/metrics';
 import { startWorkers, type WorkerSet } from '../../workers/worker';
 import { setFixture } from './fixture';
 
@@ -110,12 +112,14 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
 
   installTemporalRuntime(createLogger('silent'));
   const connection = await connectTemporalWorker({ address: temporal.address, namespace: 'default', tls: false });
-  const deps = activityDepsFromConfig(config, db);
+  const metrics = createWorkerMetrics(new Registry());
+  const deps = activityDepsFromConfig(config, db, metrics.turns);
   const workers: WorkerSet = await startWorkers({
     connection,
     namespace: 'default',
     taskQueues: config.taskQueues,
     activities: createActivities(deps),
+    sinks: metrics.sinks,
     identity: deps.workerIdentity,
     liveness: deps.repos.workerLiveness,
     pruning: { repos: deps.repos, config: config },

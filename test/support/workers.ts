@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createActivities } from '../../activities';
@@ -8,6 +9,7 @@ import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { createLogger } from '../../infra/logger';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { activityDepsFromConfig } from '../../workers/activity-deps';
+import { createWorkerMetrics } from '../../workers/metrics';
 import { startWorkers } from '../../workers/worker';
 import { cliEntry, repoRoot } from './cli';
 import { fixture } from './fixture';
@@ -41,12 +43,14 @@ export function isolatedConfig(env: Record<string, string>): Config {
 export async function startInProcessWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const db = createDb({ url: config.DATABASE_URL!, poolMax: 5 });
   const connection = await connectTemporalWorker({ address: config.TEMPORAL_ADDRESS!, namespace: 'default', tls: false });
-  const deps = activityDepsFromConfig(config, db);
+  const metrics = createWorkerMetrics(new Registry());
+  const deps = activityDepsFromConfig(config, db, metrics.turns);
   const workers = await startWorkers({
     connection,
     namespace: 'default',
     taskQueues: config.taskQueues,
     activities: createActivities(deps),
+    sinks: metrics.sinks,
     identity: deps.workerIdentity,
     liveness: deps.repos.workerLiveness,
     pruning: { repos: deps.repos, config: config },

@@ -23,6 +23,7 @@ describe('configuration', () => {
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL', /absolute URL/],
     [{ BODY_LIMIT_BYTES: '12' }, 'BODY_LIMIT_BYTES', /at least 1024/],
     [{ TEMPORAL_TLS_CERT_PATH: '/c.pem' }, 'TEMPORAL_TLS_KEY_PATH', /together/],
+    [{ TEMPORAL_METRICS_ADDRESS: 'localhost' }, 'TEMPORAL_METRICS_ADDRESS', /host:port/],
   ];
   for (const [env, variable, expectation] of bad) {
     it(`${variable}=${Object.values(env)[0]} stops start-up naming ${variable}`, () => {

@@ -1,0 +1,12 @@
+/**
+ * How a deployment or domain workflow run ended, as the worker's metrics count it
+ * (`hosted_agents_ops_workflow_outcomes_total{workflow,outcome}`, README: Metrics). Fixed sets:
+ * they are metric labels.
+ */
+export interface OpsOutcomes {
+  promote: 'promoted' | 'check_failed' | 'failed';
+  test_expiry: 'retired';
+  domain: 'issued' | 'renewed' | 'failed' | 'removed';
+}
+
+export type OpsWorkflowName = keyof OpsOutcomes;
