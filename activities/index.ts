@@ -7,6 +7,7 @@ import { createDomainActivities, type DomainDeps } from './domains';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
+import type { Spans } from '../infra/tracing/spans';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
 import { createWebhookDeliveryActivities } from './webhook-delivery';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   creditsPer1kTokens: { standard: number; premium: number };
   textFlushMs: number;
   historyBudget: HistoryBudget;
+  /** Child spans of the model and tool calls; `noSpans` when tracing is off (infra/tracing). */
+  spans: Spans;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
   /** What custom domains need: the resolver, the agents domain, the ACME issuer. */

@@ -208,6 +208,8 @@ export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa
   app.silent = true; // errors are logged by our handler, not Koa's default printer
 
   app.use(requestId);
+  // Outside the error handler, so the span sees the status it renders.
+  if (deps.requestSpan) app.use(deps.requestSpan);
   app.use(accessLog(deps.logger));
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));

@@ -16,6 +16,8 @@ export interface ApiDeps {
   logger: Logger;
   /** The process's one LISTEN connection for turn events. */
   hub: TurnEventHub;
+  /** A server span around each request (api/middleware/request-span.ts), when tracing is on. */
+  requestSpan?: Koa.Middleware<ApiState>;
 }
 
 export interface ApiState {

@@ -12,6 +12,10 @@ import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
 import type * as ActivityDepsModule from '../workers/activity-deps';
 import type * as WorkerHealthModule from '../workers/health-server';
 import type * as WorkerModule from '../workers/worker';
+import type * as RequestSpanModule from '../api/middleware/request-span';
+import type * as OtelSpansModule from '../infra/tracing/otel-spans';
+import type { Tracing } from '../infra/tracing/switch';
+import type * as TracingTemporalModule from '../infra/tracing/temporal';
 
 // Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
 // loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
@@ -28,6 +32,16 @@ const workerSide = () => ({
   ...(require('../workers/health-server') as typeof WorkerHealthModule),
 });
 
+// Tracing's pieces load only when it is on (infra/tracing/switch.ts): off, no OpenTelemetry module loads.
+const apiTracing = (tracing: Tracing) => ({
+  clientInterceptors: (require('../infra/tracing/temporal') as typeof TracingTemporalModule).tracingClientInterceptors(tracing),
+  requestSpan: (require('../api/middleware/request-span') as typeof RequestSpanModule).requestSpan(tracing.tracer),
+});
+const workerTracingSide = (tracing: Tracing) => ({
+  tracing: (require('../infra/tracing/temporal') as typeof TracingTemporalModule).workerTracing(tracing),
+  spans: (require('../infra/tracing/otel-spans') as typeof OtelSpansModule).otelSpans(tracing.tracer),
+});
+
 /** Loads both sides now (`start` runs both, and loads them before it waits on anything). */
 export function preloadRuntime(): void {
   apiSide();
@@ -38,21 +52,23 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** The API process: a pool, a Temporal client, the HTTP server. */
+/** The API process: a pool, a Temporal client, the HTTP server; `tracing` when on (its owner flushes it). */
 export async function runApi(opts: {
   config: Config;
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  tracing?: Tracing;
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, TurnEventHub, createRepositories } = apiSide();
+  const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
   let temporal: Client | undefined;
   try {
     await hub.start();
-    temporal = await connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress));
+    temporal = await connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress), traced?.clientInterceptors);
     const server = await startApiServer({
       config: opts.config,
       db,
@@ -60,6 +76,7 @@ export async function runApi(opts: {
       temporal,
       logger: opts.logger,
       hub,
+      ...(traced ? { requestSpan: traced.requestSpan } : {}),
     });
     const client = temporal;
     return {
@@ -79,12 +96,13 @@ export async function runApi(opts: {
   }
 }
 
-/** The worker process: polls `turns` and `ops`; activities get their dependencies here. */
+/** The worker process: polls `turns` and `ops`; activities get their dependencies here; `tracing` when on (its owner flushes it). */
 export async function runWorker(opts: {
   config: Config;
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  tracing?: Tracing;
 }): Promise<Stoppable> {
   const { activityDepsFromConfig, createActivities, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
   installTemporalRuntime(opts.logger);
@@ -93,7 +111,8 @@ export async function runWorker(opts: {
   try {
     const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
     connection = await connectTemporalWorker(target);
-    const deps = activityDepsFromConfig(opts.config, db);
+    const traced = opts.tracing ? workerTracingSide(opts.tracing) : undefined;
+    const deps = activityDepsFromConfig(opts.config, db, traced?.spans);
     const workers = await startWorkers({
       connection,
       namespace: opts.config.TEMPORAL_NAMESPACE,
@@ -104,6 +123,7 @@ export async function runWorker(opts: {
       pruning: { repos: deps.repos, config: opts.config },
       logger: opts.logger,
       payloadCodec: target.payloadCodec,
+      ...traced,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const health =
