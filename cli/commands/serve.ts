@@ -34,7 +34,7 @@ async function serve<T extends Stoppable>(
   run: (opts: { config: Config; logger: Logger; tracing?: Tracing; databaseUrl: string; temporalAddress: string }) => Promise<T>,
 ): Promise<T> {
   const remote = requireRemote(config, part);
-  const tracing = startTracing(config, part);
+  const tracing = startTracing(config, part, logger);
   const running = await run({ config, logger, tracing, ...remote });
   const stop = async () => {
     try {

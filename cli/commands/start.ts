@@ -47,7 +47,7 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));
   };
   // One tracer provider for both parts of this process; first in, so it is flushed last.
-  const tracing = startTracing(config, 'start');
+  const tracing = startTracing(config, 'start', logger);
   if (tracing) stack.push({ stop: () => tracing.shutdown() });
   stopOnSignals(stopAll, say);
   stopOnUnexpectedErrors(stopAll, (err, what) => logger.fatal({ err }, `${what}: stopping everything`));

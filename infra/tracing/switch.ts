@@ -1,4 +1,5 @@
 import type { Config } from '../../config/env';
+import type { Logger } from '../logger';
 import type * as Otel from './otel';
 import type { Tracing } from './otel';
 
@@ -13,9 +14,9 @@ export type TracedProcess = 'api' | 'worker' | 'start';
  * import it, given the `Tracing` this returns), so a process without the variable loads none of it
  * (README: Tracing, Start-up).
  */
-export function startTracing(config: Config, process: TracedProcess): Tracing | undefined {
+export function startTracing(config: Config, process: TracedProcess, logger: Logger): Tracing | undefined {
   if (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startOtel } = require('./otel') as typeof Otel;
-  return startOtel({ serviceName: config.OTEL_SERVICE_NAME ?? (process === 'start' ? 'hosted-agents' : `hosted-agents-${process}`) });
+  return startOtel({ serviceName: config.OTEL_SERVICE_NAME ?? (process === 'start' ? 'hosted-agents' : `hosted-agents-${process}`), logger });
 }
