@@ -7,6 +7,7 @@ import { createDomainActivities, type DomainDeps } from './domains';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
+import type { Spans } from '../infra/tracing/spans';
 import type { ToolRunner } from './tools/types';
 import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
 import type { TurnMetrics } from './turn-metrics';
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   historyBudget: HistoryBudget;
   /** Where turns are counted and timed (the worker's registry, workers/metrics.ts). */
   metrics: TurnMetrics;
+  /** Child spans of the model and tool calls; `noSpans` when tracing is off (infra/tracing). */
+  spans: Spans;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
   /** What custom domains need: the resolver, the agents domain, the ACME issuer. */

@@ -2,12 +2,15 @@ import { Context } from '@temporalio/activity';
 import type { Repositories } from '../db/repositories';
 import type { Step } from '../domain/turn-events';
 import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
+import type { Spans } from '../infra/tracing/spans';
 import type { ToolRunner } from './tools/types';
 import { loadAgentTurnContext, toolContext } from './turn-context';
 
 interface ToolCallDeps {
   repos: Repositories;
   tools: ToolRunner;
+  /** A child span around each tool call (no-op when tracing is off). */
+  spans: Spans;
 }
 
 export interface ToolCallResult {
@@ -43,7 +46,12 @@ export function createToolCallActivities(deps: ToolCallDeps) {
       });
       let result: { ok: boolean; content: string; files?: string[] };
       try {
-        result = await prepared.run(ctx.cancellationSignal);
+        const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': prepared.displayName, 'hosted_agents.tool_kind': prepared.kind };
+        result = await deps.spans.run(`execute_tool ${prepared.displayName}`, attributes, async (span) => {
+          const outcome = await prepared.run(ctx.cancellationSignal);
+          span.annotate({ 'hosted_agents.tool_ok': outcome.ok });
+          return outcome;
+        });
       } catch {
         // The runner masks what tools throw; what is left (the credentials to mask against could
         // not be read) is not masked, so its message stays out of the model's view.

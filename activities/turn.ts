@@ -15,6 +15,7 @@ import type { Knex } from 'knex';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
 import { buildSystemPrompt } from './prompt';
 import type { ToolRunner } from './tools/types';
+import type { Spans } from '../infra/tracing/spans';
 import { StepTextStream } from './turn-text';
 import { firstTextOfTurn, secondsSince, type TurnMetrics } from './turn-metrics';
 import { attachmentNote, charsOfTokens, droppedNote, estimateTokens, historyWindow } from './history-window';
@@ -32,6 +33,8 @@ interface TurnDeps {
   textFlushMs: number;
   historyBudget: HistoryBudget;
   metrics: TurnMetrics;
+  /** A child span around the model call (no-op when tracing is off). */
+  spans: Spans;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -196,16 +199,14 @@ export function createTurnActivities(deps: TurnDeps) {
         },
       );
       try {
-        const result = await provider.stream(
-          {
-            model,
-            system,
-            messages,
-            tools,
-            signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]),
-          },
-          (delta) => text.push(delta),
-        );
+        const request = { model, system, messages, tools, signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]) };
+        // Named as OpenTelemetry's GenAI conventions name a model call: `chat <model>`.
+        const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': provider.id, 'gen_ai.request.model': model, 'hosted_agents.step': input.step };
+        const result = await deps.spans.run(`chat ${model}`, attributes, async (span) => {
+          const answer = await provider.stream(request, (delta) => text.push(delta));
+          span.annotate({ 'gen_ai.usage.input_tokens': answer.usage.inputTokens, 'gen_ai.usage.output_tokens': answer.usage.outputTokens });
+          return answer;
+        });
         await text.end();
         return { text: result.text, toolCalls: result.toolCalls, usage: result.usage };
       } catch (e) {

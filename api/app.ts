@@ -213,6 +213,8 @@ export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa
 
   app.use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN));
   app.use(requestId);
+  // Outside the error handler, so the span sees the status it renders.
+  if (deps.requestSpan) app.use(deps.requestSpan);
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
   app.use(publicCors);

@@ -19,6 +19,8 @@ export interface ApiDeps {
   hub: TurnEventHub;
   /** This process's instruments, on the registry its `/metrics` serves. */
   metrics: ApiMetrics;
+  /** A server span around each request (api/middleware/request-span.ts), when tracing is on. */
+  requestSpan?: Koa.Middleware<ApiState>;
 }
 
 export interface ApiState {

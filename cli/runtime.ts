@@ -15,6 +15,10 @@ import type * as ActivityDepsModule from '../workers/activity-deps';
 import type * as WorkerHealthModule from '../workers/health-server';
 import type * as WorkerMetricsModule from '../workers/metrics';
 import type * as WorkerModule from '../workers/worker';
+import type * as RequestSpanModule from '../api/middleware/request-span';
+import type * as OtelSpansModule from '../infra/tracing/otel-spans';
+import type { Tracing } from '../infra/tracing/switch';
+import type * as TracingTemporalModule from '../infra/tracing/temporal';
 
 // Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
 // loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
@@ -33,6 +37,16 @@ const workerSide = () => ({
   ...(require('../workers/metrics') as typeof WorkerMetricsModule),
 });
 
+// Tracing's pieces load only when it is on (infra/tracing/switch.ts): off, no OpenTelemetry module loads.
+const apiTracing = (tracing: Tracing) => ({
+  clientInterceptors: (require('../infra/tracing/temporal') as typeof TracingTemporalModule).tracingClientInterceptors(tracing),
+  requestSpan: (require('../api/middleware/request-span') as typeof RequestSpanModule).requestSpan(tracing.tracer),
+});
+const workerTracingSide = (tracing: Tracing) => ({
+  tracing: (require('../infra/tracing/temporal') as typeof TracingTemporalModule).workerTracing(tracing),
+  spans: (require('../infra/tracing/otel-spans') as typeof OtelSpansModule).otelSpans(tracing.tracer),
+});
+
 /** Loads both sides now (`start` runs both, and loads them before it waits on anything). */
 export function preloadRuntime(): void {
   apiSide();
@@ -43,21 +57,26 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** The API process: a pool, a Temporal client, the HTTP server. */
+/** The API process: a pool, a Temporal client, the HTTP server; `tracing` when on (its owner flushes it). */
 export async function runApi(opts: {
   config: Config;
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  tracing?: Tracing;
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, TurnEventHub, createRepositories, createApiMetrics } = apiSide();
+  const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
   let temporal: Client | undefined;
   try {
     // The LISTEN session and the Temporal connection are made side by side: start-up waits for the slower, not both.
-    const [listening, connected] = await Promise.allSettled([hub.start(), connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress))]);
+    const [listening, connected] = await Promise.allSettled([
+      hub.start(),
+      connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress), traced?.clientInterceptors),
+    ]);
     if (connected.status === 'fulfilled') temporal = connected.value;
     if (listening.status === 'rejected') throw listening.reason;
     if (connected.status === 'rejected') throw connected.reason;
@@ -71,6 +90,7 @@ export async function runApi(opts: {
       hub,
       // The process's own registry, made here and passed down (README: Metrics).
       metrics: createApiMetrics(new Registry()),
+      ...(traced ? { requestSpan: traced.requestSpan } : {}),
     });
     return {
       port: server.port,
@@ -89,12 +109,13 @@ export async function runApi(opts: {
   }
 }
 
-/** The worker process: polls `turns` and `ops`; activities get their dependencies here. */
+/** The worker process: polls `turns` and `ops`; activities get their dependencies here; `tracing` when on (its owner flushes it). */
 export async function runWorker(opts: {
   config: Config;
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
+  tracing?: Tracing;
 }): Promise<Stoppable> {
   const { activityDepsFromConfig, createActivities, createWorkerMetrics, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
   // Before any Temporal connection of this process (Runtime.install's rule).
@@ -105,7 +126,8 @@ export async function runWorker(opts: {
   try {
     const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
     connection = await connectTemporalWorker(target);
-    const deps = activityDepsFromConfig(opts.config, db, metrics.turns);
+    const traced = opts.tracing ? workerTracingSide(opts.tracing) : undefined;
+    const deps = activityDepsFromConfig(opts.config, db, metrics.turns, traced?.spans);
     const workers = await startWorkers({
       connection,
       namespace: opts.config.TEMPORAL_NAMESPACE,
@@ -117,6 +139,7 @@ export async function runWorker(opts: {
       pruning: { repos: deps.repos, config: opts.config },
       logger: opts.logger,
       payloadCodec: target.payloadCodec,
+      ...traced,
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const health =

@@ -68,6 +68,11 @@ export const envSchema = z.object({
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })
     .default('info'),
+  /** Tracing (README: Tracing): on when set; the OTLP exporter reads this and the other OTEL_EXPORTER_OTLP_* variables itself. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: providerUrl('http://localhost:4318'),
+  /** `key=value,key=value` sent with every export (e.g. a vendor's API key); parsed by the exporter. */
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: optionalText,
   BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number of bytes').min(1024, 'at least 1024').default(10 * 1024 * 1024),
   PUBLIC_BASE_URL: optionalUrl,
   EMBED_BASE_URL: optionalUrl,

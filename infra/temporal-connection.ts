@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type ClientInterceptors, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/env';
@@ -46,8 +46,8 @@ async function tlsOptions(t: TemporalTarget) {
   };
 }
 
-/** A client for starting and querying workflows (used by the API and the CLI). */
-export async function connectTemporalClient(t: TemporalTarget): Promise<Client> {
+/** A client for starting and querying workflows (used by the API and the CLI); `interceptors`: tracing's, when on. */
+export async function connectTemporalClient(t: TemporalTarget, interceptors?: ClientInterceptors): Promise<Client> {
   const tls = await tlsOptions(t);
   const connection = await Connection.connect({
     address: t.address,
@@ -55,7 +55,12 @@ export async function connectTemporalClient(t: TemporalTarget): Promise<Client> 
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
     connectTimeout: '10 seconds',
   });
-  return new Client({ connection, namespace: t.namespace, ...(t.payloadCodec ? { dataConverter: { payloadCodecs: [t.payloadCodec] } } : {}) });
+  return new Client({
+    connection,
+    namespace: t.namespace,
+    ...(t.payloadCodec ? { dataConverter: { payloadCodecs: [t.payloadCodec] } } : {}),
+    ...(interceptors ? { interceptors } : {}),
+  });
 }
 
 /** The Rust-core connection a Worker polls through. */

@@ -8,6 +8,8 @@
  *                            (run `npm run build:embed` first; `npm run build` does)
  *   build/workflow-bundle.js the workflow bundle (bundleWorkflowCode), loaded by the worker as
  *                            `workflowBundle: { codePath }` instead of bundling at every start
+ *   build/workflow-bundle-traced.js  the same with OpenTelemetry's workflow interceptors, loaded
+ *                            instead when tracing is on (README: Tracing)
  *   build/build-info.json    written last: the state of the sources the build read (bin/build-state.js
  *                            compares it with the sources before running build/) and the
  *                            @temporalio/worker version that made the bundle
@@ -59,10 +61,13 @@ async function main() {
 
     // The same bundler options as a worker that bundles at start (workers/worker.ts), from the
     // TypeScript sources so that workflow stack traces name them.
-    const { bundleWorkflows, PREBUILT_BUNDLE_FILE, BUILD_INFO_FILE } = require(path.join(staging, 'workers', 'worker.js'));
+    const { bundleWorkflows, PREBUILT_BUNDLE_FILE, PREBUILT_TRACED_BUNDLE_FILE, BUILD_INFO_FILE } = require(path.join(staging, 'workers', 'worker.js'));
     if (BUILD_INFO_FILE !== infoFile) throw new Error(`workers/worker.ts reads ${BUILD_INFO_FILE}, bin/build-state.js ${infoFile}`);
-    const bundle = await bundleWorkflows(path.join(root, 'workflows', 'index.ts'));
-    fs.writeFileSync(path.join(staging, PREBUILT_BUNDLE_FILE), bundle.code);
+    const workflowsPath = path.join(root, 'workflows', 'index.ts');
+    for (const [file, traced] of [[PREBUILT_BUNDLE_FILE, false], [PREBUILT_TRACED_BUNDLE_FILE, true]]) {
+      const bundle = await bundleWorkflows(workflowsPath, traced);
+      fs.writeFileSync(path.join(staging, file), bundle.code);
+    }
 
     const info = {
       builtAt: new Date().toISOString(),

@@ -13,6 +13,7 @@ import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
 import type { EndUser } from '../domain/publishing';
 import type { ProjectConversation } from '../domain/project-conversation';
+import { REQUEST_ID_KEY } from '../domain/request-id';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
@@ -153,8 +154,10 @@ export class ConversationsService {
   /**
    * Writes the user message and a running turn (with its `start` event) in one transaction,
    * then starts the turn workflow (id derived from the turn id). Returns the turn id.
+   * `requestId` (the API request's) goes into the workflow's memo: the worker's log lines of the
+   * turn carry it (workflows/request-id-interceptors.ts).
    */
-  async ask(workspaceId: string, conversationId: string, input: AskInput): Promise<string> {
+  async ask(workspaceId: string, conversationId: string, input: AskInput, requestId?: string): Promise<string> {
     const { repos, db } = this.deps;
     const { turnId, run } = await db.transaction(async (trx) => {
       const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
@@ -178,6 +181,7 @@ export class ConversationsService {
         workflowId: turnWorkflowId(turnId),
         taskQueue: this.deps.turnsQueue,
         args: [args],
+        ...(requestId ? { memo: { [REQUEST_ID_KEY]: requestId } } : {}),
         typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }, { key: ConversationIdKey, value: conversationId }, ...run.searchAttributes],
       });
     } catch (e) {

@@ -46,7 +46,7 @@ export class PublicChatService {
   }
 
   /** Opens (or continues) the visitor's conversation on the served version and starts the turn. */
-  async ask(served: ServedAgent, input: { content: string; user: EndUser }): Promise<PublicAsk> {
+  async ask(served: ServedAgent, input: { content: string; user: EndUser }, requestId?: string): Promise<PublicAsk> {
     const conversation = await this.deps.repos.conversations.openSession({
       workspaceId: served.workspaceId,
       key: sessionKey(served),
@@ -56,7 +56,7 @@ export class PublicChatService {
     // A public conversation follows production: after a promotion or rollback it goes on there.
     if (conversation.version !== served.version) await this.deps.repos.conversations.repin({ conversationId: conversation.id, version: served.version });
     try {
-      const turnId = await this.deps.conversations.ask(served.workspaceId, conversation.id, { text: input.content });
+      const turnId = await this.deps.conversations.ask(served.workspaceId, conversation.id, { text: input.content }, requestId);
       return { turnId, conversationId: conversation.id };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'insufficient_credits' || err.code === 'conversation_not_ready')) {

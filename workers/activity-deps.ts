@@ -11,6 +11,7 @@ import { secretBoxFromConfig } from '../config/secret-box';
 import type { Db } from '../db/connect';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { credentialSourceFromConfig } from '../infra/credential-source';
+import { noSpans, type Spans } from '../infra/tracing/spans';
 import { workerIdentity } from './identity';
 
 /**
@@ -27,8 +28,11 @@ function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch
   });
 }
 
-/** The real dependencies, from configuration: what `hosted-agents worker` and `start` run with. */
-export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetrics): ActivityDeps {
+/**
+ * The real dependencies, from configuration: what `hosted-agents worker` and `start` run with.
+ * `spans` records the model and tool calls when tracing is on (infra/tracing/switch.ts).
+ */
+export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetrics, spans: Spans = noSpans): ActivityDeps {
   const repos = createRepositories(db);
   const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const box = secretBoxFromConfig(config);
@@ -41,6 +45,7 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     textFlushMs: 20,
     metrics,
+    spans,
     historyBudget: {
       tokens: { standard: config.HISTORY_TOKENS_STANDARD, premium: config.HISTORY_TOKENS_PREMIUM },
       maxImageBytes: config.HISTORY_IMAGE_BYTES,

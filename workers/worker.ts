@@ -16,6 +16,9 @@ import type { Repositories } from '../db/repositories';
 import type { WorkerLivenessRepository } from '../db/repositories/worker-liveness';
 import type { Logger } from '../infra/logger';
 import type { OutcomeSinks } from '../workflows/outcome-sink';
+import { noSpans, type Spans } from '../infra/tracing/spans';
+import type { WorkerTracing } from '../infra/tracing/temporal';
+import { requestIdActivityInterceptor } from './request-id-interceptor';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
 
@@ -37,6 +40,10 @@ interface WorkerSetOptions {
   payloadCodec?: PayloadCodec;
   /** A prebuilt bundle (tests share one); built here when absent. */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Tracing on (infra/tracing): activity spans, the workflow spans' sink, and the traced bundle. */
+  tracing?: WorkerTracing;
+  /** Where the request id of an activity is added as an attribute (the activity's span); `noSpans` when off. */
+  spans?: Spans;
 }
 
 export interface WorkerSet {
@@ -53,15 +60,27 @@ export interface WorkerSet {
 
 
 /**
- * Bundles the deterministic workflow code once; both task queues run the same bundle. `npm run
- * build` calls this too (with the TypeScript sources' path) and writes the bundle to a file.
+ * The workflow interceptor modules of a bundle: the request id's always (beside the workflows, with
+ * their extension: the sources' when bundling from them), and OpenTelemetry's when traced — a
+ * bundle without it runs no tracing code in the sandbox at all.
  */
-export function bundleWorkflows(workflowsPath = require.resolve('../workflows')): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+function workflowInterceptorModules(workflowsPath: string, traced: boolean): string[] {
+  const requestId = path.join(path.dirname(workflowsPath), `request-id-interceptors${path.extname(workflowsPath)}`);
+  return traced ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), requestId] : [requestId];
 }
 
-/** Where `npm run build` (scripts/build-server.js) puts the bundle and what it records about it. */
+/**
+ * Bundles the deterministic workflow code once; both task queues run the same bundle. `npm run
+ * build` calls this too (with the TypeScript sources' path), once plain and once traced, and
+ * writes both bundles to files.
+ */
+export function bundleWorkflows(workflowsPath = require.resolve('../workflows'), traced = false): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: workflowInterceptorModules(workflowsPath, traced), logger: quietBundlerLogger });
+}
+
+/** Where `npm run build` (scripts/build-server.js) puts the bundles and what it records about them. */
 export const PREBUILT_BUNDLE_FILE = 'workflow-bundle.js';
+export const PREBUILT_TRACED_BUNDLE_FILE = 'workflow-bundle-traced.js';
 export const BUILD_INFO_FILE = 'build-info.json';
 
 /**
@@ -71,13 +90,13 @@ export const BUILD_INFO_FILE = 'build-info.json';
  * installed now (Temporal requires the same version at bundling and at Worker.create). Otherwise
  * undefined: the caller bundles, as running from the sources always does.
  */
-function prebuiltWorkflowBundle(): WorkflowBundlePath | undefined {
+function prebuiltWorkflowBundle(traced: boolean): WorkflowBundlePath | undefined {
   if (!__filename.endsWith('.js')) return undefined;
   const buildDir = path.resolve(__dirname, '..');
   try {
     const info = JSON.parse(readFileSync(path.join(buildDir, BUILD_INFO_FILE), 'utf8')) as { temporalWorkerVersion?: string };
     const installed = (JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
-    const codePath = path.join(buildDir, PREBUILT_BUNDLE_FILE);
+    const codePath = path.join(buildDir, traced ? PREBUILT_TRACED_BUNDLE_FILE : PREBUILT_BUNDLE_FILE);
     return info.temporalWorkerVersion === installed && existsSync(codePath) ? { codePath } : undefined;
   } catch {
     return undefined;
@@ -93,7 +112,10 @@ const quietBundlerLogger = {
 
 /** Polls the `turns` and `ops` task queues; workers scale out on them (README: Production layout). */
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
-  const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle() ?? (await bundleWorkflows());
+  const traced = opts.tracing !== undefined;
+  const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle(traced) ?? (await bundleWorkflows(undefined, traced));
+  // The tracing interceptor first: the request id's then runs inside the activity's span.
+  const activityInterceptors = [...(opts.tracing?.activity ?? []), requestIdActivityInterceptor(opts.spans ?? noSpans)];
   const { identity } = opts;
   const dataConverter = opts.payloadCodec ? { dataConverter: { payloadCodecs: [opts.payloadCodec] } } : {};
   const workers = await Promise.all(
@@ -105,7 +127,9 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         identity,
         workflowBundle,
         activities: opts.activities,
-        sinks: opts.sinks,
+        interceptors: { activity: activityInterceptors },
+        // The ops outcomes (metrics) always; the workflow span exporter when tracing is on.
+        sinks: { ...opts.sinks, ...opts.tracing?.sinks },
         ...dataConverter,
         // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
         // that worker was killed, the task waits there this long before any worker may take it:

@@ -81,7 +81,7 @@ export function conversationRoutes(
       errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'project_archived', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'storage_quota_exceeded', 'temporal_unavailable'],
     },
     async (ctx, { params, body }) => {
-      const turnId = await conversations.ask(workspaceOf(ctx), params.conversationId, body);
+      const turnId = await conversations.ask(workspaceOf(ctx), params.conversationId, body, ctx.state.requestId);
       ctx.set('X-Turn-Id', turnId);
       streamTurn(ctx, stream, turnId, 0, deps.stream);
       return undefined;

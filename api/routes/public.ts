@@ -79,7 +79,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     async (ctx, { body }) => {
       const agent = await served(ctx);
       await limits.chat({ agentId: agent.agentId, userId: body.user.id, address: ctx.ip });
-      const asked = await chat.ask(agent, body);
+      const asked = await chat.ask(agent, body, ctx.state.requestId);
       if ('refused' in asked) {
         streamOnly(ctx, { type: 'error', message: asked.refused, retryable: asked.retryable });
         return undefined;

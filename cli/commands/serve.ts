@@ -2,7 +2,8 @@ import type { Config } from '../../config/env';
 import { ConfigError } from '../../config/env';
 import { SECRETS_KEY_FORMAT } from '../../domain/secret-box';
 import type { Logger } from '../../infra/logger';
-import { runApi, runWorker } from '../runtime';
+import { startTracing, type Tracing } from '../../infra/tracing/switch';
+import { runApi, runWorker, type Stoppable } from '../runtime';
 import type { Say } from '../backing-services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
@@ -21,18 +22,40 @@ function requireRemote(config: Config, command: string): { databaseUrl: string; 
   return { databaseUrl: config.DATABASE_URL, temporalAddress: config.TEMPORAL_ADDRESS };
 }
 
+/**
+ * Runs one part of the service (`api` or `worker`) with its tracing: SIGTERM/SIGINT or an error
+ * nothing handled stops it, and then flushes the spans still buffered (the last are the shutdown's).
+ */
+async function serve<T extends Stoppable>(
+  config: Config,
+  logger: Logger,
+  say: Say,
+  part: 'api' | 'worker',
+  run: (opts: { config: Config; logger: Logger; tracing?: Tracing; databaseUrl: string; temporalAddress: string }) => Promise<T>,
+): Promise<T> {
+  const remote = requireRemote(config, part);
+  const tracing = startTracing(config, part, logger);
+  const running = await run({ config, logger, tracing, ...remote });
+  const stop = async () => {
+    try {
+      await running.stop();
+    } finally {
+      await tracing?.shutdown();
+    }
+  };
+  stopOnSignals(stop, say);
+  stopOnUnexpectedErrors(stop, (err, what) => logger.fatal({ err }, `${what}: stopping the ${part === 'api' ? 'API' : 'worker'}`));
+  return running;
+}
+
 /** `hosted-agents api`: the stateless HTTP tier; scale it horizontally. */
 export async function apiCommand(config: Config, logger: Logger, say: Say): Promise<void> {
-  const api = await runApi({ config, logger, ...requireRemote(config, 'api') });
-  stopOnSignals(() => api.stop(), say);
-  stopOnUnexpectedErrors(() => api.stop(), (err, what) => logger.fatal({ err }, `${what}: stopping the API`));
+  const api = await serve(config, logger, say, 'api', runApi);
   say(`API listening on ${config.HOST}:${api.port}`);
 }
 
 /** `hosted-agents worker`: polls the `turns` and `ops` task queues; scale it horizontally. */
 export async function workerCommand(config: Config, logger: Logger, say: Say): Promise<void> {
-  const worker = await runWorker({ config, logger, ...requireRemote(config, 'worker') });
-  stopOnSignals(() => worker.stop(), say);
-  stopOnUnexpectedErrors(() => worker.stop(), (err, what) => logger.fatal({ err }, `${what}: stopping the worker`));
+  await serve(config, logger, say, 'worker', runWorker);
   say(`worker polling ${config.taskQueues.turns} and ${config.taskQueues.ops} on ${config.TEMPORAL_ADDRESS}`);
 }

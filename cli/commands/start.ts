@@ -5,6 +5,7 @@ import { migrateLatest } from '../../db/migrate';
 import { createRepositories } from '../../db/repositories';
 import { ensureKeyFile } from '../../infra/key-file';
 import type { Logger } from '../../infra/logger';
+import { startTracing } from '../../infra/tracing/switch';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
 import { preloadRuntime, runApi, runWorker, type Stoppable } from '../runtime';
 import { openDatabase, openTemporal, type Say } from '../backing-services';
@@ -45,6 +46,9 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
   const stopAll = async () => {
     for (const s of stack.reverse()) await s.stop().catch((e: unknown) => say(`stop failed: ${String(e)}`));
   };
+  // One tracer provider for both parts of this process; first in, so it is flushed last.
+  const tracing = startTracing(config, 'start', logger);
+  if (tracing) stack.push({ stop: () => tracing.shutdown() });
   stopOnSignals(stopAll, say);
   stopOnUnexpectedErrors(stopAll, (err, what) => logger.fatal({ err }, `${what}: stopping everything`));
   try {
@@ -55,8 +59,8 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
 
     const { credentials, created } = await prepareDatabase(database.url, config, say);
 
-    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger }));
-    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger }));
+    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
+    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
 
     say('');
     say('Hosted Agents is running.');

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { createActivities } from '../../activities';
 import { type Config, loadConfig } from '../../config/env';
@@ -66,28 +67,64 @@ export async function startInProcessWorker(config: Config): Promise<{ stop(): Pr
   };
 }
 
+/** `hosted-agents <command>` as its own process with exactly `env` (plus PATH/HOME); `output` is what it wrote so far. */
+function spawnCli(command: string, env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> & { output: () => string } {
+  const child = spawn(process.execPath, [cliEntry, command], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (d: Buffer) => (output += d.toString());
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return Object.assign(child, { output: () => output });
+}
+
 /** `hosted-agents worker` as its own process (so a test can SIGKILL it). Resolves once it polls. */
 export function spawnWorker(env: Record<string, string>): Promise<ChildProcess & { output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliEntry, 'worker'], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('worker polling')) {
+    const child = spawnCli('worker', env);
+    const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${child.output()}`)), 60_000);
+    const onData = () => {
+      if (child.output().includes('worker polling')) {
         clearTimeout(timer);
-        resolve(Object.assign(child, { output: () => output }));
+        resolve(child);
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before polling:\n${output}`));
+      reject(new Error(`worker exited with ${code} before polling:\n${child.output()}`));
     });
+  });
+}
+
+/** `hosted-agents api` as its own process on PORT (from `env`); resolves once GET /healthz answers 200. */
+export async function spawnApi(env: Record<string, string>): Promise<ChildProcess & { output: () => string }> {
+  const child = spawnCli('api', env);
+  const deadline = Date.now() + 60_000;
+  while (!(await fetch(`http://127.0.0.1:${env.PORT}/healthz`).then((r) => r.ok, () => false))) {
+    if (child.exitCode !== null) throw new Error(`api exited with ${child.exitCode} before answering:\n${child.output()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`api did not answer in 60 s:\n${child.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+/** SIGTERM, then resolves with the exit code once the process has exited (it drains and flushes first). */
+export function stopProcess(child: ChildProcess, timeoutMs = 30_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not exit within ${timeoutMs} ms of SIGTERM`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
   });
 }
