@@ -104,6 +104,7 @@ export async function runWorker(opts: {
       pruning: { repos: deps.repos, config: opts.config },
       logger: opts.logger,
       payloadCodec: target.payloadCodec,
+      tuning: { maxCachedWorkflows: opts.config.WORKER_MAX_CACHED_WORKFLOWS },
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const health =

@@ -5,6 +5,7 @@ import { METADATA_HOSTS } from '../domain/metadata-hosts';
 import { decodeSecretsKeyring } from '../domain/secret-box';
 import { parseUrlSigningKeys } from '../domain/signed-url';
 import { ConfigError } from './config-error';
+import { DEFAULT_WORKER_TUNING } from '../workers/tuning';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
 
 export { ConfigError } from './config-error';
@@ -54,6 +55,13 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** `hosted-agents worker`: serve /healthz and /readyz on this port (on HOST); unset: no HTTP at all. */
   WORKER_HEALTH_PORT: port.optional(),
+  /** `hosted-agents worker`: workflows each of its two Workers keeps in its sticky cache (workers/tuning.ts says why the default). */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
+    .number({ error: 'a number' })
+    .int('a whole number')
+    .min(2, 'at least 2')
+    .max(100_000, 'at most 100000')
+    .default(DEFAULT_WORKER_TUNING.maxCachedWorkflows),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })

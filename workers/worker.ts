@@ -16,6 +16,7 @@ import type { WorkerLivenessRepository } from '../db/repositories/worker-livenes
 import type { Logger } from '../infra/logger';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning, workerOptions } from './tuning';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
@@ -33,6 +34,8 @@ interface WorkerSetOptions {
   payloadCodec?: PayloadCodec;
   /** A prebuilt bundle (tests share one); built here when absent. */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Cache size and the like (WORKER_* variables); the defaults of workers/tuning.ts when absent. */
+  tuning?: WorkerTuning;
 }
 
 export interface WorkerSet {
@@ -102,10 +105,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         workflowBundle,
         activities: opts.activities,
         ...dataConverter,
-        // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
-        // that worker was killed, the task waits there this long before any worker may take it:
-        // Temporal's 10 s default is most of a turn's recovery after a SIGKILL (bench:recovery).
-        stickyQueueScheduleToStartTimeout: '2 seconds',
+        ...workerOptions(opts.tuning ?? DEFAULT_WORKER_TUNING),
       }),
     ),
   );

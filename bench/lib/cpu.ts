@@ -3,8 +3,10 @@ import { clockTicksPerSecond, cmdline, machineTicks, treeTicks } from './proc';
 /** CPU time of the measured processes over a phase, from /proc tick counters. */
 
 export interface CpuTargets {
-  api: number;
-  worker: number;
+  /** Every API process (or, for the bare baseline, its client process). */
+  api: number[];
+  /** Every worker process. */
+  worker: number[];
   temporal: number | undefined;
   postgres: number | undefined;
   /** The bench's database: on a shared PostgreSQL server, backends of other databases are left out. */
@@ -37,13 +39,24 @@ interface CpuUsage {
 
 const TICK_MS = 1000 / clockTicksPerSecond();
 
+/** Ticks of several process trees together; undefined when any of them is gone. */
+function treesTicks(roots: number[]): number | undefined {
+  let sum = 0;
+  for (const root of roots) {
+    const ticks = treeTicks(root);
+    if (ticks === undefined) return undefined;
+    sum += ticks;
+  }
+  return sum;
+}
+
 export function sampleCpu(pids: CpuTargets): CpuSample {
   const usage = process.cpuUsage();
   return {
     at: performance.now(),
     ticks: {
-      api: treeTicks(pids.api),
-      worker: treeTicks(pids.worker),
+      api: treesTicks(pids.api),
+      worker: treesTicks(pids.worker),
       temporal: pids.temporal === undefined ? undefined : treeTicks(pids.temporal),
       postgres:
         pids.postgres === undefined ? undefined : treeTicks(pids.postgres, pids.postgresDatabase ? ourBackend(pids.postgresDatabase) : undefined),
