@@ -46,18 +46,18 @@ const noop = () => undefined;
 const quietBundler = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
 
 export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup, log: Log): Promise<BareResults> {
-  const env = { ...process.env, NODE_OPTIONS: cfg.nodeOptions ?? '' };
+  const env = process.env;
   const cache = String(envSchema.shape.WORKER_MAX_CACHED_WORKFLOWS.parse(undefined));
   // Bundled here, like ours by `npm run build`: the worker process then holds no bundler.
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../bare/workflows'), logger: quietBundler });
   const codePath = path.join(stack.workDir, 'bare-workflow-bundle.js');
   await writeFile(codePath, bundle.code);
   const workerArgs = ['bench/bare/worker.ts', stack.temporalAddress, 'bare-turns', 'bare-ops', cache, codePath];
-  const worker = new ChildProc('bare worker', process.execPath, [...TSX, ...workerArgs], { cwd: ROOT, env });
+  const worker = new ChildProc('bare worker', process.execPath, [...cfg.nodeArgs, ...TSX, ...workerArgs], { cwd: ROOT, env });
   cleanup.add('bare worker', () => worker.stop());
   await worker.waitFor(/bare worker polling/, 120_000);
   const args = [stack.temporalAddress, 'bare-turns', String(cfg.concurrency), String(cfg.seconds), String(cfg.warmupTurns), JSON.stringify(defaultLimits())];
-  const client = new ChildProc('bare client', process.execPath, [...TSX, 'bench/bare/client.ts', ...args], { cwd: ROOT, env, keepStdout: true });
+  const client = new ChildProc('bare client', process.execPath, [...cfg.nodeArgs, ...TSX, 'bench/bare/client.ts', ...args], { cwd: ROOT, env, keepStdout: true });
   cleanup.add('bare client', () => client.stop());
   await client.waitFor(/window start/, 120_000);
   const pids: CpuTargets = {

@@ -8,8 +8,9 @@
  * [30000]; BENCH_DB_POOL_MAX [25] (DATABASE_POOL_MAX of the API and of the worker).
  * Scale-out: BENCH_TURNS_APIS [1] and BENCH_TURNS_WORKERS [1], how many API and worker processes
  * run against the one Temporal and PostgreSQL (the load loops go round-robin over the APIs).
- * BENCH_NODE_OPTIONS [none]: NODE_OPTIONS of the API and worker processes (e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
+ * BENCH_NODE_ARGS [none]: Node options, space-separated, put before the script of the API and
+ * worker processes and of the bare chain's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
+ * NODE_OPTIONS refuses, or `--heapsnapshot-signal=SIGUSR2`).
  * Also read: DATABASE_URL (a server to create a fresh database on; else embedded PostgreSQL),
  * TEMPORAL_CLI_PATH and TEMPORAL_CLI_DOWNLOAD (how to find the Temporal dev server).
  */
@@ -27,7 +28,7 @@ export interface BenchConfig {
   dbPoolMax: number;
   apis: number;
   workers: number;
-  nodeOptions: string | undefined;
+  nodeArgs: string[];
 }
 
 const WORDS =
@@ -61,6 +62,6 @@ export function benchConfig(): BenchConfig {
     dbPoolMax: int('BENCH_DB_POOL_MAX', 25, 1),
     apis: int('BENCH_TURNS_APIS', 1, 1),
     workers: int('BENCH_TURNS_WORKERS', 1, 1),
-    nodeOptions: process.env.BENCH_NODE_OPTIONS?.trim() || undefined,
+    nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }

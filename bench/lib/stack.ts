@@ -160,7 +160,6 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     LOG_LEVEL: 'warn',
     DATABASE_POOL_MAX: String(cfg.dbPoolMax),
     TEMPORAL_CLI_DOWNLOAD: 'false',
-    ...(cfg.nodeOptions ? { NODE_OPTIONS: cfg.nodeOptions } : {}),
     ...opts.env,
   });
   const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [BIN, ...args], { cwd: ROOT, env, keepStdout: true });
@@ -172,12 +171,12 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
 
   const ports = await Promise.all(Array.from({ length: cfg.apis }, () => freePort()));
   const apis = ports.map((port, i) => {
-    const api = new ChildProc(`api ${i + 1}`, process.execPath, [BIN, 'api'], { cwd: ROOT, env: { ...env, PORT: String(port) } });
+    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'api'], { cwd: ROOT, env: { ...env, PORT: String(port) } });
     cleanup.add(api.name, () => api.stop());
     return api;
   });
   const workers = Array.from({ length: cfg.workers }, (_, i) => {
-    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [BIN, 'worker'], { cwd: ROOT, env });
+    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'worker'], { cwd: ROOT, env });
     cleanup.add(worker.name, () => worker.stop());
     return worker;
   });
