@@ -1,4 +1,6 @@
 import os from 'node:os';
+import { attributeTurns } from './lib/attribution';
+import { barePhase } from './lib/bare-phase';
 import { timeBreakdown, watchModelArrivals } from './lib/breakdown';
 import { benchConfig, type BenchConfig } from './lib/config';
 import { createAgent } from './lib/http';
@@ -13,7 +15,10 @@ import { formatSummary, ms, summarise } from './lib/stats';
  * dev server, PostgreSQL) against a local OpenAI-compatible server that streams a fixed reply with a
  * fixed delay per chunk. Prints time to first text through the service and straight to the model
  * server, sustained turns/s under concurrency, CPU per turn, peak RSS, and whether any stream lost
- * or reordered an event; ends with a Markdown table. Settings: bench/lib/config.ts.
+ * or reordered an event; then the bare Temporal chain a turn is made of (bench/bare/) at the same
+ * concurrency on the same dev server, and our figures as a share of it; ends with a Markdown table.
+ * With BENCH_TURNS_APIS / BENCH_TURNS_WORKERS > 1 it also shows the turns each process served.
+ * Settings: bench/lib/config.ts.
  */
 
 const startedAt = performance.now();
@@ -29,7 +34,7 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
 
   log('starting model server, PostgreSQL, Temporal, API and worker…');
   const stack = await startStack(cfg, cleanup, log);
-  out(`PostgreSQL: ${stack.postgresKind}; Temporal: dev server in memory; API and worker: separate processes`);
+  out(`PostgreSQL: ${stack.postgresKind}; Temporal: dev server in memory; ${cfg.apis} API and ${cfg.workers} worker process(es), each separate`);
   const agentId = await createAgent(stack.baseURL, stack.apiKey);
   const tally = new Tally();
   const modelArrival = watchModelArrivals(stack.model);
@@ -55,7 +60,6 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   log(`load: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s`);
   const load = await loadPhase(stack, agentId, cfg, tally, log);
   const perTurn = (v: number | undefined) => (v === undefined || load.inWindow === 0 ? undefined : v / load.inWindow);
-  const core = (v: number | undefined) => (v === undefined ? 'n/a' : `${ms(perTurn(v) ?? Number.NaN)} ms/turn, ${((v / (load.cpu.seconds * 1000)) * 100).toFixed(0)}% of one core`);
   const turnsPerSecond = load.inWindow / cfg.seconds;
   out();
   out(`## Load: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s (a new conversation every ${cfg.turnsPerConversation} turns)`);
@@ -65,24 +69,47 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   for (const example of tally.examples) out(`  e.g. ${example}`);
   out(`first text under load:  ${formatSummary(load.firstText)}`);
   out(`whole turn under load:  ${formatSummary(load.total)}`);
+  log('which worker served each turn (from Temporal histories)…');
+  const served = await attributeTurns(load.turnIds, stack.temporalAddress, stack.workers.map((w) => w.pid));
   out();
-  out(`## CPU during the load window (${load.cpu.seconds.toFixed(1)} s; machine busy ${load.cpu.machineBusyPct.toFixed(0)}% of ${os.cpus().length} cores, steal ${load.cpu.stealPct.toFixed(1)}%)`);
-  out(`API:                          ${core(load.cpu.ms.api)}`);
-  out(`worker:                       ${core(load.cpu.ms.worker)}`);
-  out(`Temporal dev server:          ${core(load.cpu.ms.temporal)}`);
-  out(`PostgreSQL (all processes):   ${core(load.cpu.ms.postgres)}`);
-  out(`bench (clients + model server): ${core(load.cpu.ms.bench)}`);
-  const other = load.cpu.ms.other ?? 0;
-  out(`everything else on the machine (not the bench's): ${((other / (load.cpu.seconds * 1000)) * 100).toFixed(0)}% of one core`);
+  out('## Turns served by each process (load window)');
+  stack.apis.forEach((api, i) => out(`${api.name} (pid ${api.pid}): ${load.perApi[i] ?? 0} turns`));
+  stack.workers.forEach((worker, i) => out(`${worker.name} (pid ${worker.pid}): ${served.perWorker[i] ?? 0} turns (ran their model step)`));
+  out(`turns whose worker could not be told: ${served.unattributed}; errors: ${load.errors}`);
 
-  const mb = (pid: number | undefined) => {
-    const kb = pid === undefined ? undefined : rssKb(pid);
-    return kb === undefined ? undefined : kb / 1024;
-  };
-  const rss = { api: mb(stack.api.pid), worker: mb(stack.worker.pid), temporal: mb(stack.temporalPid) };
+  log(`bare Temporal chain: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s`);
+  const bare = await barePhase(stack, cfg, cleanup, log);
+  const bareRate = bare.inWindow / cfg.seconds;
+  const barePer = (v: number | undefined) => (v === undefined || bare.inWindow === 0 ? undefined : v / bare.inWindow);
   out();
-  out('## Peak RSS (VmHWM)');
-  out(`API ${rss.api?.toFixed(0) ?? 'n/a'} MB, worker ${rss.worker?.toFixed(0) ?? 'n/a'} MB, Temporal dev server ${rss.temporal?.toFixed(0) ?? 'n/a'} MB`);
+  out(`## The bare Temporal chain: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s (same dev server, a worker process with our Worker options)`);
+  out(`completed workflows in the window: ${bare.inWindow} → ${bareRate.toFixed(1)} workflows/s (${bare.afterWindow} more finished after it); errors: ${bare.errors}${bare.firstError ? ` (e.g. ${bare.firstError})` : ''}`);
+  out(`start → result under load: ${formatSummary(bare.total)}`);
+  out(`our turns/s as a share of it: ${((turnsPerSecond / bareRate) * 100).toFixed(0)}%`);
+
+  const cell = (v: number | undefined) => (v === undefined ? 'n/a' : ms(v));
+  const share = (v: number | undefined, seconds: number) => (v === undefined ? 'n/a' : `${((v / (seconds * 1000)) * 100).toFixed(0)}%`);
+  out();
+  out(`## CPU during the load windows (ours ${load.cpu.seconds.toFixed(1)} s, machine busy ${load.cpu.machineBusyPct.toFixed(0)}% of ${os.cpus().length} cores, steal ${load.cpu.stealPct.toFixed(1)}%; bare ${bare.cpu.seconds.toFixed(1)} s, busy ${bare.cpu.machineBusyPct.toFixed(0)}%)`);
+  out('process                                  | ours ms/turn | ours % of a core | bare ms/workflow | bare % of a core');
+  const row = (name: string, key: 'api' | 'worker' | 'temporal' | 'postgres' | 'bench') =>
+    out(`${name.padEnd(40)} | ${cell(perTurn(load.cpu.ms[key])).padStart(12)} | ${share(load.cpu.ms[key], load.cpu.seconds).padStart(16)} | ${cell(barePer(bare.cpu.ms[key])).padStart(16)} | ${share(bare.cpu.ms[key], bare.cpu.seconds).padStart(16)}`);
+  row(`API (bare: its client process)`, 'api');
+  row('worker', 'worker');
+  row('Temporal dev server', 'temporal');
+  row('PostgreSQL (all processes)', 'postgres');
+  row('bench (clients + model server)', 'bench');
+  const other = load.cpu.ms.other ?? 0;
+  out(`everything else on the machine (not the bench's): ${share(other, load.cpu.seconds)} of one core (bare window: ${share(bare.cpu.ms.other, bare.cpu.seconds)})`);
+
+  const mb = (pids: number[]) => {
+    const kbs = pids.map((pid) => rssKb(pid));
+    return kbs.some((kb) => kb === undefined) ? undefined : Math.max(...(kbs as number[])) / 1024;
+  };
+  const rss = { api: mb(stack.apis.map((a) => a.pid)), worker: mb(stack.workers.map((w) => w.pid)), temporal: stack.temporalPid === undefined ? undefined : mb([stack.temporalPid]) };
+  out();
+  out('## Peak RSS (VmHWM; with several processes of a kind, the largest)');
+  out(`API ${rss.api?.toFixed(0) ?? 'n/a'} MB, worker ${rss.worker?.toFixed(0) ?? 'n/a'} MB, Temporal dev server ${rss.temporal?.toFixed(0) ?? 'n/a'} MB; bare worker ${bare.workerPeakRssMb?.toFixed(0) ?? 'n/a'} MB`);
 
   const results: Results = {
     concurrency: cfg.concurrency,
@@ -100,6 +127,13 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
     postgresCpuMsPerTurn: perTurn(load.cpu.ms.postgres),
     apiPeakRssMb: rss.api,
     workerPeakRssMb: rss.worker,
+    apis: cfg.apis,
+    workers: cfg.workers,
+    bareWorkflowsPerSecond: bareRate,
+    bareErrors: bare.errors,
+    bareCpuMsPerWorkflow: { api: barePer(bare.cpu.ms.api), worker: barePer(bare.cpu.ms.worker), temporal: barePer(bare.cpu.ms.temporal), postgres: barePer(bare.cpu.ms.postgres) },
+    perApi: load.perApi,
+    perWorker: served.perWorker,
   };
   out();
   out('## Result');

@@ -140,6 +140,7 @@ export async function runWorker(opts: {
       logger: opts.logger,
       payloadCodec: target.payloadCodec,
       ...traced,
+      tuning: { maxCachedWorkflows: opts.config.WORKER_MAX_CACHED_WORKFLOWS },
     });
     workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
     const health =

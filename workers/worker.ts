@@ -21,6 +21,7 @@ import type { WorkerTracing } from '../infra/tracing/temporal';
 import { requestIdActivityInterceptor } from './request-id-interceptor';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning, workerOptions } from './tuning';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
@@ -44,6 +45,8 @@ interface WorkerSetOptions {
   tracing?: WorkerTracing;
   /** Where the request id of an activity is added as an attribute (the activity's span); `noSpans` when off. */
   spans?: Spans;
+  /** Cache size and the like (WORKER_* variables); the defaults of workers/tuning.ts when absent. */
+  tuning?: WorkerTuning;
 }
 
 export interface WorkerSet {
@@ -131,10 +134,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         // The ops outcomes (metrics) always; the workflow span exporter when tracing is on.
         sinks: { ...opts.sinks, ...opts.tracing?.sinks },
         ...dataConverter,
-        // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
-        // that worker was killed, the task waits there this long before any worker may take it:
-        // Temporal's 10 s default is most of a turn's recovery after a SIGKILL (bench:recovery).
-        stickyQueueScheduleToStartTimeout: '2 seconds',
+        ...workerOptions(opts.tuning ?? DEFAULT_WORKER_TUNING),
       }),
     ),
   );

@@ -6,6 +6,11 @@
  * BENCH_TURNS_PER_CONVERSATION [10] (a load loop starts a new conversation after this many turns,
  * so histories stay conversation-sized); BENCH_MAX_TURNS_PER_LOOP [100000]; BENCH_TURN_TIMEOUT_MS
  * [30000]; BENCH_DB_POOL_MAX [25] (DATABASE_POOL_MAX of the API and of the worker).
+ * Scale-out: BENCH_TURNS_APIS [1] and BENCH_TURNS_WORKERS [1], how many API and worker processes
+ * run against the one Temporal and PostgreSQL (the load loops go round-robin over the APIs).
+ * BENCH_NODE_ARGS [none]: Node options, space-separated, put before the script of the API and
+ * worker processes and of the bare chain's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
+ * NODE_OPTIONS refuses, or `--heapsnapshot-signal=SIGUSR2`).
  * Also read: DATABASE_URL (a server to create a fresh database on; else embedded PostgreSQL),
  * TEMPORAL_CLI_PATH and TEMPORAL_CLI_DOWNLOAD (how to find the Temporal dev server).
  */
@@ -21,6 +26,9 @@ export interface BenchConfig {
   maxTurnsPerLoop: number;
   turnTimeoutMs: number;
   dbPoolMax: number;
+  apis: number;
+  workers: number;
+  nodeArgs: string[];
 }
 
 const WORDS =
@@ -52,5 +60,8 @@ export function benchConfig(): BenchConfig {
     maxTurnsPerLoop: int('BENCH_MAX_TURNS_PER_LOOP', 100_000, 1),
     turnTimeoutMs: int('BENCH_TURN_TIMEOUT_MS', 30_000, 1000),
     dbPoolMax: int('BENCH_DB_POOL_MAX', 25, 1),
+    apis: int('BENCH_TURNS_APIS', 1, 1),
+    workers: int('BENCH_TURNS_WORKERS', 1, 1),
+    nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }

@@ -1,10 +1,12 @@
-import { clockTicksPerSecond, cmdline, machineTicks, treeTicks } from './proc';
+import { clockTicksPerSecond, cmdline, machineTicks, treeTicks, treeTicksByPid } from './proc';
 
 /** CPU time of the measured processes over a phase, from /proc tick counters. */
 
 export interface CpuTargets {
-  api: number;
-  worker: number;
+  /** Every API process (or, for the bare baseline, its client process). */
+  api: number[];
+  /** Every worker process. */
+  worker: number[];
   temporal: number | undefined;
   postgres: number | undefined;
   /** The bench's database: on a shared PostgreSQL server, backends of other databases are left out. */
@@ -20,7 +22,13 @@ const ourBackend = (database: string) => (pid: number) => {
 interface CpuSample {
   at: number;
   /** Ticks per process tree (undefined: not on this machine). */
-  ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabase'>, number | undefined>;
+  ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabase' | 'postgres'>, number | undefined>;
+  /**
+   * PostgreSQL per process: on a shared server only our database's backends count, and a backend
+   * that exits takes its ticks along (an idle pool connection closing), so the phase's CPU is the
+   * sum of each backend's own increase, never negative.
+   */
+  postgres: Map<number, number> | undefined;
   /** This bench process (clients and the in-process model server), µs. */
   benchMicros: number;
   machine: { busy: number; total: number; steal: number };
@@ -37,17 +45,27 @@ interface CpuUsage {
 
 const TICK_MS = 1000 / clockTicksPerSecond();
 
+/** Ticks of several process trees together; undefined when any of them is gone. */
+function treesTicks(roots: number[]): number | undefined {
+  let sum = 0;
+  for (const root of roots) {
+    const ticks = treeTicks(root);
+    if (ticks === undefined) return undefined;
+    sum += ticks;
+  }
+  return sum;
+}
+
 export function sampleCpu(pids: CpuTargets): CpuSample {
   const usage = process.cpuUsage();
   return {
     at: performance.now(),
     ticks: {
-      api: treeTicks(pids.api),
-      worker: treeTicks(pids.worker),
+      api: treesTicks(pids.api),
+      worker: treesTicks(pids.worker),
       temporal: pids.temporal === undefined ? undefined : treeTicks(pids.temporal),
-      postgres:
-        pids.postgres === undefined ? undefined : treeTicks(pids.postgres, pids.postgresDatabase ? ourBackend(pids.postgresDatabase) : undefined),
     },
+    postgres: pids.postgres === undefined ? undefined : treeTicksByPid(pids.postgres, pids.postgresDatabase ? ourBackend(pids.postgresDatabase) : undefined),
     benchMicros: usage.user + usage.system,
     machine: machineTicks(),
   };
@@ -59,12 +77,18 @@ export function cpuBetween(a: CpuSample, b: CpuSample): CpuUsage {
     const y = b.ticks[k];
     return x === undefined || y === undefined ? undefined : (y - x) * TICK_MS;
   };
+  const postgres = () => {
+    if (!a.postgres || !b.postgres) return undefined;
+    let ticks = 0;
+    for (const [pid, end] of b.postgres) ticks += Math.max(0, end - (a.postgres.get(pid) ?? 0));
+    return ticks * TICK_MS;
+  };
   const total = b.machine.total - a.machine.total;
   const ours = {
     api: delta('api'),
     worker: delta('worker'),
     temporal: delta('temporal'),
-    postgres: delta('postgres'),
+    postgres: postgres(),
     bench: (b.benchMicros - a.benchMicros) / 1000,
   };
   const oursMs = Object.values(ours).reduce<number>((sum, v) => sum + (v ?? 0), 0);

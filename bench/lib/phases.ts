@@ -9,7 +9,7 @@ import { summarise } from './stats';
 
 /** The two measured phases: sequential turns (latency) and concurrent loops (throughput). */
 
-const target = (stack: Stack) => ({ baseURL: stack.baseURL, apiKey: stack.apiKey });
+const target = (stack: Stack, api = 0) => ({ baseURL: stack.baseURLs[api] ?? stack.baseURL, apiKey: stack.apiKey });
 
 /** Every stream checked, every failure counted by kind (with a few examples). */
 export class Tally {
@@ -62,11 +62,16 @@ export async function latencyPhase(stack: Stack, agentId: string, cfg: BenchConf
   return { service, direct, timed };
 }
 
-/** `concurrency` loops, each asking in its own conversation (a new one every few turns), for `seconds`. */
+/**
+ * `concurrency` loops, each asking in its own conversation (a new one every few turns), for
+ * `seconds`. Loop i talks to API i mod n throughout (its conversations stay on one API, as a
+ * client behind a load balancer with affinity would); turns are counted per API, and the ids of
+ * the window's turns are kept so that their workers can be looked up (bench/lib/attribution.ts).
+ */
 export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig, tally: Tally, log: Log) {
   const pids: CpuTargets = {
-    api: stack.api.pid,
-    worker: stack.worker.pid,
+    api: stack.apis.map((a) => a.pid),
+    worker: stack.workers.map((w) => w.pid),
     temporal: stack.temporalPid,
     postgres: stack.postgresPid,
     postgresDatabase: stack.postgresDatabase,
@@ -75,25 +80,28 @@ export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig,
   const total: number[] = [];
   let inWindow = 0;
   let afterWindow = 0;
+  const perApi = stack.apis.map(() => 0);
+  const turnIds: string[] = [];
   const errorsBefore = tally.failures;
   const begin = sampleCpu(pids);
   const deadline = begin.at + cfg.seconds * 1000;
   // Sampled at the deadline, not after the in-flight turns drain, so CPU and turns cover the same window.
   const end = new Promise<ReturnType<typeof sampleCpu>>((resolve) => setTimeout(() => resolve(sampleCpu(pids)), cfg.seconds * 1000));
   const trim = setInterval(() => stack.model.requests.splice(0), 1000);
-  const rssMb = (pid: number) => ((rssKb(pid, 'VmRSS') ?? 0) / 1024).toFixed(0);
+  const rssMb = (all: number[]) => all.map((pid) => ((rssKb(pid, 'VmRSS') ?? 0) / 1024).toFixed(0)).join(' + ');
   const progress = setInterval(
     () => log(`load: ${inWindow} turns, ${tally.failures - errorsBefore} errors; RSS now: API ${rssMb(pids.api)} MB, worker ${rssMb(pids.worker)} MB`),
     10_000,
   );
 
   const loop = async (index: number) => {
+    const api = index % stack.baseURLs.length;
     let conversationId: string | undefined;
     let inConversation = 0;
     for (let turns = 0; performance.now() < deadline && turns < cfg.maxTurnsPerLoop; turns++) {
       if (conversationId === undefined || inConversation >= cfg.turnsPerConversation) {
         try {
-          conversationId = await createConversation(stack.baseURL, stack.apiKey, agentId);
+          conversationId = await createConversation(target(stack, api).baseURL, stack.apiKey, agentId);
           inConversation = 0;
         } catch (e) {
           tally.fail('http', `start conversation: ${e instanceof Error ? e.message : String(e)}`);
@@ -101,7 +109,7 @@ export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig,
           continue;
         }
       }
-      const r = await askTurn({ ...target(stack), conversationId, text: `Loop ${index} turn ${turns + 1}: say your fixed reply.`, reply: cfg.reply, timeoutMs: cfg.turnTimeoutMs });
+      const r = await askTurn({ ...target(stack, api), conversationId, text: `Loop ${index} turn ${turns + 1}: say your fixed reply.`, reply: cfg.reply, timeoutMs: cfg.turnTimeoutMs });
       inConversation++;
       tally.record(r);
       if (r.failure) {
@@ -110,6 +118,8 @@ export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig,
       }
       if (performance.now() <= deadline) {
         inWindow++;
+        perApi[api] = (perApi[api] ?? 0) + 1;
+        if (r.turnId) turnIds.push(r.turnId);
         if (r.firstTextMs !== undefined) firstText.push(r.firstTextMs);
         total.push(r.totalMs);
       } else afterWindow++;
@@ -122,6 +132,6 @@ export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig,
     clearInterval(progress);
   }
   const cpu = cpuBetween(begin, await end);
-  return { inWindow, afterWindow, errors: tally.failures - errorsBefore, firstText: summarise(firstText), total: summarise(total), cpu };
+  return { inWindow, afterWindow, perApi, turnIds, errors: tally.failures - errorsBefore, firstText: summarise(firstText), total: summarise(total), cpu };
 }
 

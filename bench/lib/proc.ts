@@ -75,6 +75,12 @@ export function cmdline(pid: number): string {
  * do not (they cannot be told apart): for a PostgreSQL server other databases' backends share.
  */
 export function treeTicks(root: number, include?: (pid: number) => boolean): number | undefined {
+  const byPid = treeTicksByPid(root, include);
+  return byPid && [...byPid.values()].reduce((a, b) => a + b, 0);
+}
+
+/** As treeTicks, per process (the reaped children's ticks counted under the root). */
+export function treeTicksByPid(root: number, include?: (pid: number) => boolean): Map<number, number> | undefined {
   const rootStat = readStat(root);
   if (!rootStat) return undefined;
   const children = new Map<number, ProcStat[]>();
@@ -83,7 +89,7 @@ export function treeTicks(root: number, include?: (pid: number) => boolean): num
     if (list) list.push(s);
     else children.set(s.ppid, [s]);
   }
-  let ticks = 0;
+  const ticks = new Map<number, number>();
   const stack: ProcStat[] = [rootStat];
   const seen = new Set<number>();
   while (stack.length > 0) {
@@ -91,7 +97,7 @@ export function treeTicks(root: number, include?: (pid: number) => boolean): num
     if (seen.has(s.pid)) continue;
     seen.add(s.pid);
     if (s.pid !== root && include && !include(s.pid)) continue;
-    ticks += s.own + (include ? 0 : s.reaped);
+    ticks.set(s.pid, s.own + (include ? 0 : s.reaped));
     stack.push(...(children.get(s.pid) ?? []));
   }
   return ticks;

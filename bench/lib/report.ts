@@ -6,7 +6,14 @@ const TARGETS = {
   overheadP50Ms: 40,
   overheadP99Ms: 200,
   turnsPerSecond: 25,
+  // Issue 15's targets.
+  bareSharePct: 90,
+  serviceCpuMsPerTurn: 30,
+  workerPeakRssMb: 300,
 } as const;
+
+/** The sum, or undefined when any part was not measured. */
+const sum = (...parts: Array<number | undefined>) => (parts.some((p) => p === undefined) ? undefined : parts.reduce<number>((a, b) => a + (b ?? 0), 0));
 
 export interface Results {
   concurrency: number;
@@ -24,6 +31,15 @@ export interface Results {
   postgresCpuMsPerTurn: number | undefined;
   apiPeakRssMb: number | undefined;
   workerPeakRssMb: number | undefined;
+  apis: number;
+  workers: number;
+  /** The bare Temporal chain at the same concurrency (bench/bare/). */
+  bareWorkflowsPerSecond: number;
+  bareErrors: number;
+  bareCpuMsPerWorkflow: Record<'api' | 'worker' | 'temporal' | 'postgres', number | undefined>;
+  /** Turns of the load window served by each API and each worker process. */
+  perApi: number[];
+  perWorker: number[];
 }
 
 const met = (ok: boolean) => (ok ? 'met' : '**not met**');
@@ -45,12 +61,31 @@ export function markdownTable(r: Results): string {
     ],
     ['errors during the load phase', String(r.errors), '0', met(r.errors === 0)],
     ['lost or reordered events', `${r.lostOrReordered} (${r.streamsChecked} streams checked)`, '0', met(r.lostOrReordered === 0 && r.streamsChecked > 0)],
-    ['API CPU per turn', `${num(r.apiCpuMsPerTurn)} ms`, '—', '—'],
-    ['worker CPU per turn', `${num(r.workerCpuMsPerTurn)} ms`, '—', '—'],
-    ['(context) Temporal dev server / PostgreSQL CPU per turn', `${num(r.temporalCpuMsPerTurn)} / ${num(r.postgresCpuMsPerTurn)} ms`, '—', '—'],
+    ['bare Temporal chain (one activity, one local activity), same concurrency', `${num(r.bareWorkflowsPerSecond)} workflows/s, ${r.bareErrors} errors`, '—', '—'],
+    ['our turns/s as % of the bare chain', `${num((r.turnsPerSecond / r.bareWorkflowsPerSecond) * 100, 0)} %`, `≥ ${TARGETS.bareSharePct} %`, met(r.turnsPerSecond / r.bareWorkflowsPerSecond >= TARGETS.bareSharePct / 100)],
+    ['API CPU per turn (bare: client per workflow)', `${num(r.apiCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.api)})`, '—', '—'],
+    ['worker CPU per turn (bare: per workflow)', `${num(r.workerCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.worker)})`, '—', '—'],
+    [
+      '(context) Temporal dev server / PostgreSQL CPU per turn (bare)',
+      `${num(r.temporalCpuMsPerTurn)} / ${num(r.postgresCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.temporal)} / ${num(r.bareCpuMsPerWorkflow.postgres)})`,
+      '—',
+      '—',
+    ],
+    [
+      'API + worker + PostgreSQL CPU per turn',
+      `${num(sum(r.apiCpuMsPerTurn, r.workerCpuMsPerTurn, r.postgresCpuMsPerTurn))} ms`,
+      `≤ ${TARGETS.serviceCpuMsPerTurn} ms`,
+      met((sum(r.apiCpuMsPerTurn, r.workerCpuMsPerTurn, r.postgresCpuMsPerTurn) ?? Infinity) <= TARGETS.serviceCpuMsPerTurn),
+    ],
     ['API peak RSS (VmHWM)', `${num(r.apiPeakRssMb, 0)} MB`, '—', '—'],
-    ['worker peak RSS (VmHWM)', `${num(r.workerPeakRssMb, 0)} MB`, '—', '—'],
+    ['worker peak RSS (VmHWM)', `${num(r.workerPeakRssMb, 0)} MB`, `≤ ${TARGETS.workerPeakRssMb} MB`, met((r.workerPeakRssMb ?? Infinity) <= TARGETS.workerPeakRssMb)],
   ];
+  if (r.apis > 1 || r.workers > 1) {
+    rows.push(
+      [`turns served by each of ${r.apis} API processes`, r.perApi.join(' / '), 'all > 0', met(r.perApi.every((n) => n > 0))],
+      [`turns served by each of ${r.workers} worker processes`, r.perWorker.join(' / '), 'all > 0', met(r.perWorker.every((n) => n > 0))],
+    );
+  }
   return [
     '| measure | measured | target | |',
     '|---|---|---|---|',

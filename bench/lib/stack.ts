@@ -16,7 +16,8 @@ import { findProcess, readStat } from './proc';
  * Starts everything the bench measures, each piece registering its own clean-up: the scripted
  * OpenAI-compatible model server (in this process), PostgreSQL (a fresh database on DATABASE_URL's
  * server, or an embedded cluster in a temporary directory), an in-memory Temporal dev server, then
- * `hosted-agents migrate`, `workspace create`, and `api` and `worker` as separate processes.
+ * `hosted-agents migrate`, `workspace create`, and `api` and `worker` as separate processes
+ * (`cfg.apis` and `cfg.workers` of each, every API on its own port).
  * Everything listens on, and is reached through, 127.0.0.1.
  */
 
@@ -46,19 +47,23 @@ export class Cleanup {
 
 export interface Stack {
   model: ModelServer;
-  /** The API, `http://127.0.0.1:<port>`. */
+  /** The (first) API, `http://127.0.0.1:<port>`. */
   baseURL: string;
+  /** Every API process's base URL, in the order of `apis`. */
+  baseURLs: string[];
   apiKey: string;
   databaseUrl: string;
   temporalAddress: string;
-  api: ChildProc;
-  worker: ChildProc;
+  apis: ChildProc[];
+  workers: ChildProc[];
   /** Root pids of the Temporal dev server and of PostgreSQL (the postmaster), when they are on this machine. */
   temporalPid: number | undefined;
   postgresPid: number | undefined;
   /** Set when the server is shared (DATABASE_URL): the name of the bench's own database. */
   postgresDatabase: string | undefined;
   postgresKind: string;
+  /** A temporary directory of the run (removed at clean-up). */
+  workDir: string;
 }
 
 /** The environment of our child processes: ours, minus every variable the service reads, plus `vars`. */
@@ -140,12 +145,10 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
   const temporal = temporalStart.value;
   log(`PostgreSQL: ${database.kind}; Temporal dev server (in memory) on ${temporal.address}`);
 
-  const port = await freePort();
   const env = childEnv({
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,
     HOST: '127.0.0.1',
-    PORT: String(port),
     DATA_DIR: workDir,
     URL_SIGNING_KEY: randomBytes(30).toString('base64url').slice(0, 40),
     SECRETS_KEY: randomBytes(32).toString('base64'),
@@ -166,27 +169,38 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     await run('workspace create', ['workspace', 'create', '--name', 'bench', '--credits', '1000000000', '--json']).result(60_000),
   ) as { workspace: { id: string }; apiKey: string };
 
-  const api = new ChildProc('api', process.execPath, [BIN, 'api'], { cwd: ROOT, env });
-  cleanup.add('api', () => api.stop());
-  const worker = new ChildProc('worker', process.execPath, [BIN, 'worker'], { cwd: ROOT, env });
-  cleanup.add('worker', () => worker.stop());
-  await Promise.all([api.waitFor(/API listening on/, 60_000), worker.waitFor(/worker polling/, 120_000)]);
+  const ports = await Promise.all(Array.from({ length: cfg.apis }, () => freePort()));
+  const apis = ports.map((port, i) => {
+    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'api'], { cwd: ROOT, env: { ...env, PORT: String(port) } });
+    cleanup.add(api.name, () => api.stop());
+    return api;
+  });
+  const workers = Array.from({ length: cfg.workers }, (_, i) => {
+    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'worker'], { cwd: ROOT, env });
+    cleanup.add(worker.name, () => worker.stop());
+    return worker;
+  });
+  await Promise.all([...apis.map((api) => api.waitFor(/API listening on/, 60_000)), ...workers.map((w) => w.waitFor(/worker polling/, 120_000))]);
 
-  const baseURL = `http://127.0.0.1:${port}`;
-  const ready = await fetch(`${baseURL}/readyz`);
-  if (ready.status !== 200) throw new Error(`the API is not ready: ${ready.status} ${await ready.text()}`);
+  const baseURLs = ports.map((port) => `http://127.0.0.1:${port}`);
+  for (const baseURL of baseURLs) {
+    const ready = await fetch(`${baseURL}/readyz`);
+    if (ready.status !== 200) throw new Error(`the API at ${baseURL} is not ready: ${ready.status} ${await ready.text()}`);
+  }
 
   return {
     model,
-    baseURL,
+    baseURL: baseURLs[0]!,
+    baseURLs,
     apiKey: created.apiKey,
     databaseUrl: database.url,
     temporalAddress: temporal.address,
-    api,
-    worker,
+    apis,
+    workers,
     temporalPid: findProcess(['start-dev', `--port ${temporalPort} `]),
     postgresPid: await postmasterPid(database.url),
     postgresDatabase: database.shared,
     postgresKind: database.kind,
+    workDir,
   };
 }

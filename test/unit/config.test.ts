@@ -24,6 +24,8 @@ describe('configuration', () => {
     [{ BODY_LIMIT_BYTES: '12' }, 'BODY_LIMIT_BYTES', /at least 1024/],
     [{ TEMPORAL_TLS_CERT_PATH: '/c.pem' }, 'TEMPORAL_TLS_KEY_PATH', /together/],
     [{ TEMPORAL_METRICS_ADDRESS: 'localhost' }, 'TEMPORAL_METRICS_ADDRESS', /host:port/],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: '1' }, 'WORKER_MAX_CACHED_WORKFLOWS', /at least 2/],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: 'many' }, 'WORKER_MAX_CACHED_WORKFLOWS', /a number/],
   ];
   for (const [env, variable, expectation] of bad) {
     it(`${variable}=${Object.values(env)[0]} stops start-up naming ${variable}`, () => {

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import type { TurnLimits } from '../../domain/turn-run';
+import type { bareTurnWorkflow } from './workflows';
+
+/**
+ * The bare baseline's client process, the counterpart of our API: `concurrency` loops, each
+ * starting a bare turn workflow and awaiting its result, for `seconds`, after `warmup` sequential
+ * ones. Prints `window start` when the timed window begins (bench:turns samples CPU then), and at
+ * the end one JSON line: turns completed in the window and after it, errors, and per-turn ms.
+ * Arguments: <temporal address> <task queue> <concurrency> <seconds> <warm-up turns> <limits JSON>.
+ */
+export interface BareLoadResult {
+  inWindow: number;
+  afterWindow: number;
+  errors: number;
+  totalMs: number[];
+  firstError?: string;
+}
+
+async function main(): Promise<void> {
+  const [address, taskQueue, concurrency, seconds, warmup, limitsJson] = process.argv.slice(2);
+  if (!address || !taskQueue || !concurrency || !seconds || !warmup || !limitsJson) throw new Error('usage: client.ts <address> <queue> <concurrency> <seconds> <warm-up> <limits JSON>');
+  const limits = JSON.parse(limitsJson) as TurnLimits;
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const result: BareLoadResult = { inWindow: 0, afterWindow: 0, errors: 0, totalMs: [] };
+  const once = async (): Promise<number> => {
+    const started = performance.now();
+    await client.workflow.execute<typeof bareTurnWorkflow>('bareTurnWorkflow', { taskQueue, workflowId: `bare-${randomUUID()}`, args: [limits] });
+    return performance.now() - started;
+  };
+  for (let i = 0; i < Number(warmup); i++) await once();
+  const deadline = performance.now() + Number(seconds) * 1000;
+  process.stdout.write('window start\n');
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      try {
+        const took = await once();
+        if (performance.now() <= deadline) {
+          result.inWindow++;
+          result.totalMs.push(took);
+        } else result.afterWindow++;
+      } catch (e) {
+        result.errors++;
+        result.firstError ??= e instanceof Error ? e.message : String(e);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Number(concurrency) }, loop));
+  await connection.close();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bare client failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
