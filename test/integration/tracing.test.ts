@@ -137,17 +137,18 @@ describe('tracing and the request id of a turn', function () {
       assert.equal(new Set(inTrace.filter((s) => s.name.startsWith('RunWorkflow:')).map((s) => s.traceId)).size, 1);
       assertLinesCarryRequestId(run);
       // The positive control of the off test below: the probe sees what tracing loads.
-      assert.ok(run.apiModules.some(isOtel), 'with tracing on the API loads OpenTelemetry');
+      assert.ok(run.apiModules.some(isOtelSdk), 'with tracing on the API loads the OpenTelemetry SDK');
       assert.ok(run.workerModules.some(isOtelSdk), 'with tracing on the worker loads the OpenTelemetry SDK');
     } finally {
       await receiver.close();
     }
   });
 
-  it('tracing off: the worker log lines of a turn still carry the request id the API answered with, and no OpenTelemetry module is loaded', async () => {
+  it('tracing off: the worker log lines of a turn still carry the request id the API answered with, and no OpenTelemetry SDK module is loaded', async () => {
     const run = await runTurn(db, {});
     assertLinesCarryRequestId(run);
-    assert.deepEqual(run.apiModules.filter(isOtel), [], 'the API loads no OpenTelemetry module');
+    // Only the API package, which prom-client's process metrics import (a no-op without an SDK).
+    assert.deepEqual(run.apiModules.filter(isOtelSdk), [], 'the API loads no OpenTelemetry SDK module');
     assert.deepEqual(run.workerModules.filter(isOtelSdk), [], 'the worker loads no OpenTelemetry SDK module');
   });
 });
