@@ -3,18 +3,20 @@ import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/tu
 import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
+import type { Keepalives } from './keepalives';
 
 export interface TurnStreamOptions {
-  keepaliveMs: number;
-  /** Safety net: re-read this often even without a notification. */
-  pollMs: number;
+  /** The process's shared keepalive timer. */
+  keepalives: Keepalives;
   /** Told of each failed read (the stream retries it); for logging. */
   onReadError?: (err: unknown) => void;
 }
 
 /**
  * Answers with the turn's events after `afterSeq` as Server-Sent Events, then follows the log
- * live until the terminal event, which ends the stream. Wire format (README: SSE wire format):
+ * live until the terminal event, which ends the stream. It reads only when the hub wakes it (a
+ * notification for its turn, or the hub finding it behind), never on a timer of its own, so an
+ * idle stream costs no query. Wire format (README: SSE wire format):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
 function startEventStream(ctx: ApiContext): void {
@@ -57,8 +59,7 @@ export function streamTurn(
     if (finished) return;
     finished = true;
     unsubscribe();
-    clearInterval(keepalive);
-    clearInterval(poll);
+    stopKeepalive();
     clearTimeout(retry);
     out.end();
   };
@@ -104,9 +105,9 @@ export function streamTurn(
     }
   };
 
-  const unsubscribe = deps.hub.subscribe(turnId, () => void read());
-  const keepalive = setInterval(() => out.write(': keepalive\n\n'), opts.keepaliveMs);
-  const poll = setInterval(() => void read(), opts.pollMs);
+  // Subscribed before the first read: a notification during it makes the read go round again.
+  const unsubscribe = deps.hub.subscribe(turnId, { wake: () => void read(), seen: () => lastSeq });
+  const stopKeepalive = opts.keepalives.add(() => out.write(': keepalive\n\n'));
   ctx.res.on('close', finish);
   out.on('close', finish);
   void read();
