@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
 import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
@@ -45,8 +44,11 @@ export function streamTurn(
 ): void {
   startEventStream(ctx);
   ctx.req.socket.setNoDelay(true);
-  const out = new PassThrough();
-  ctx.body = out;
+  // Written straight to the response rather than through a stream body Koa pipes: no PassThrough
+  // and pipe per open stream (bench:streams). Every middleware sets its headers before `next()`,
+  // so nothing touches the response after this; the first write sends the headers.
+  ctx.respond = false;
+  const out = ctx.res;
 
   let lastSeq = afterSeq;
   let failures = 0;
@@ -108,7 +110,6 @@ export function streamTurn(
   // Subscribed before the first read: a notification during it makes the read go round again.
   const unsubscribe = deps.hub.subscribe(turnId, { wake: () => void read(), seen: () => lastSeq });
   const stopKeepalive = opts.keepalives.add(() => out.write(': keepalive\n\n'));
-  ctx.res.on('close', finish);
   out.on('close', finish);
   void read();
 }
