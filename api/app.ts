@@ -57,6 +57,7 @@ import { publicRoutes } from './routes/public';
 import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
+import { Keepalives } from './sse/keepalives';
 
 /** Turn limits from configuration; passed to each turn workflow as input. */
 function turnLimits(config: Config): TurnLimits {
@@ -137,8 +138,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
     deps.config.PUBLIC_BASE_URL,
   );
   const stream = {
-    keepaliveMs: deps.config.SSE_KEEPALIVE_MS,
-    pollMs: 2000,
+    keepalives: new Keepalives(deps.config.SSE_KEEPALIVE_MS),
     // Every open stream fails its reads during an outage: one line each at debug, the 503s say it at warn.
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
     opened: () => deps.metrics.streamOpened(),

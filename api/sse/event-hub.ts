@@ -2,22 +2,43 @@ import pg from 'pg';
 import { TURN_EVENTS_CHANNEL } from '../../db/repositories/turns';
 import type { Logger } from '../../infra/logger';
 
-type Listener = () => void;
+/** One open stream as the hub sees it. */
+export interface TurnWatcher {
+  /** The turn may have events after `seen()`: read them. */
+  wake(): void;
+  /** The last sequence number this stream has sent. */
+  seen(): number;
+}
 
 /**
- * One `LISTEN turn_events` connection per API process, fanned out to the streams it serves.
- * A notification carries only a turn id; each stream then reads its new rows. If the connection
- * drops, it reconnects with backoff and wakes every stream (which re-reads, losing nothing).
+ * How often the hub checks, in one query for every watched turn, that no stream is behind its
+ * turn's log. Notifications are delivered while the LISTEN connection is up, so this only guards
+ * against a notification lost some other way (a half-open connection that has not yet failed).
+ */
+const SWEEP_EVERY_MS = 10_000;
+
+/**
+ * One `LISTEN turn_events` connection per API process, fanned out to the streams it serves:
+ * turn id → its streams, so a notification (whose payload is the turn id) wakes exactly the
+ * streams of that turn, which then read from their last sequence number. Streams never poll, so
+ * an idle stream costs no query. After the connection drops and comes back, and every
+ * SWEEP_EVERY_MS while streams are open, one query reads every watched turn's `last_seq` and wakes
+ * the streams that are behind it — nothing missed, nothing read twice.
  */
 export class TurnEventHub {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly watchers = new Map<string, Set<TurnWatcher>>();
   private client: pg.Client | undefined;
   private closed = false;
   private retryMs = 250;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  /** A sweep was asked for while one ran (e.g. a reconnect during a sweep): run another after it. */
+  private sweepAgain = false;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly logger: Logger,
+    private readonly sweepEveryMs = SWEEP_EVERY_MS,
   ) {}
 
   async start(): Promise<void> {
@@ -25,7 +46,7 @@ export class TurnEventHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true, application_name: 'hosted-agents turn events' });
     client.on('notification', (msg) => {
       if (msg.payload) this.wake(msg.payload);
     });
@@ -50,7 +71,8 @@ export class TurnEventHub {
     }
     this.client = client;
     this.retryMs = 250;
-    this.wakeAll();
+    // Whatever was appended while nobody listened: streams behind their turn's log catch up.
+    void this.sweep();
   }
 
   private reconnect(): void {
@@ -67,33 +89,70 @@ export class TurnEventHub {
     }, delay).unref();
   }
 
-  /** Calls `listener` whenever the turn may have new events; returns the unsubscribe function. */
-  subscribe(turnId: string, listener: Listener): () => void {
-    let set = this.listeners.get(turnId);
-    if (!set) this.listeners.set(turnId, (set = new Set()));
-    set.add(listener);
+  /** Wakes `watcher` whenever its turn may have new events; returns the unsubscribe function. */
+  subscribe(turnId: string, watcher: TurnWatcher): () => void {
+    let set = this.watchers.get(turnId);
+    if (!set) this.watchers.set(turnId, (set = new Set()));
+    set.add(watcher);
+    this.sweeper ??= setInterval(() => void this.sweep(), this.sweepEveryMs).unref();
     return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(turnId);
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(turnId) === set) this.watchers.delete(turnId);
+      if (this.watchers.size === 0) {
+        clearInterval(this.sweeper);
+        this.sweeper = undefined;
+      }
     };
   }
 
   private wake(turnId: string): void {
-    for (const listener of this.listeners.get(turnId) ?? []) listener();
+    for (const watcher of this.watchers.get(turnId) ?? []) watcher.wake();
   }
 
   private wakeAll(): void {
-    for (const set of this.listeners.values()) for (const listener of set) listener();
+    for (const set of this.watchers.values()) for (const watcher of set) watcher.wake();
+  }
+
+  /**
+   * One query on the LISTEN connection (no pool slot, and it fails and recovers with the
+   * listener) for the `last_seq` of every watched turn; wakes the streams that have not sent it.
+   * When the query fails, every stream reads for itself: a stream lost nothing by reading once more.
+   */
+  private async sweep(): Promise<void> {
+    const client = this.client;
+    if (!client || this.watchers.size === 0) return;
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
+    this.sweeping = true;
+    this.sweepAgain = false;
+    try {
+      const { rows } = await client.query<{ id: string; last_seq: number }>('select id, last_seq from turns where id = any($1::text[])', [
+        [...this.watchers.keys()],
+      ]);
+      for (const { id, last_seq } of rows) {
+        for (const watcher of this.watchers.get(id) ?? []) if (watcher.seen() < last_seq) watcher.wake();
+      }
+    } catch (err) {
+      this.logger.debug({ err }, 'turn event sweep failed; every stream reads once');
+      this.wakeAll();
+    } finally {
+      this.sweeping = false;
+    }
+    if (this.sweepAgain) await this.sweep();
   }
 
   get streams(): number {
     let n = 0;
-    for (const set of this.listeners.values()) n += set.size;
+    for (const set of this.watchers.values()) n += set.size;
     return n;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     await this.client?.end().catch(() => undefined);
   }
 }

@@ -1,13 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
 import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
+import type { Keepalives } from './keepalives';
 
 export interface TurnStreamOptions {
-  keepaliveMs: number;
-  /** Safety net: re-read this often even without a notification. */
-  pollMs: number;
+  /** The process's shared keepalive timer. */
+  keepalives: Keepalives;
   /** Told of each failed read (the stream retries it); for logging. */
   onReadError?: (err: unknown) => void;
   /** Told when a stream opens; what it returns is called once when that stream closes (the open-streams gauge). */
@@ -16,7 +15,9 @@ export interface TurnStreamOptions {
 
 /**
  * Answers with the turn's events after `afterSeq` as Server-Sent Events, then follows the log
- * live until the terminal event, which ends the stream. Wire format (README: SSE wire format):
+ * live until the terminal event, which ends the stream. It reads only when the hub wakes it (a
+ * notification for its turn, or the hub finding it behind), never on a timer of its own, so an
+ * idle stream costs no query. Wire format (README: SSE wire format):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
 function startEventStream(ctx: ApiContext): void {
@@ -45,8 +46,11 @@ export function streamTurn(
 ): void {
   startEventStream(ctx);
   ctx.req.socket.setNoDelay(true);
-  const out = new PassThrough();
-  ctx.body = out;
+  // Written straight to the response rather than through a stream body Koa pipes: no PassThrough
+  // and pipe per open stream (bench:streams). Every middleware sets its headers before `next()`,
+  // so nothing touches the response after this; the first write sends the headers.
+  ctx.respond = false;
+  const out = ctx.res;
 
   let lastSeq = afterSeq;
   let failures = 0;
@@ -61,8 +65,7 @@ export function streamTurn(
     finished = true;
     closed?.();
     unsubscribe();
-    clearInterval(keepalive);
-    clearInterval(poll);
+    stopKeepalive();
     clearTimeout(retry);
     out.end();
   };
@@ -108,10 +111,9 @@ export function streamTurn(
     }
   };
 
-  const unsubscribe = deps.hub.subscribe(turnId, () => void read());
-  const keepalive = setInterval(() => out.write(': keepalive\n\n'), opts.keepaliveMs);
-  const poll = setInterval(() => void read(), opts.pollMs);
-  ctx.res.on('close', finish);
+  // Subscribed before the first read: a notification during it makes the read go round again.
+  const unsubscribe = deps.hub.subscribe(turnId, { wake: () => void read(), seen: () => lastSeq });
+  const stopKeepalive = opts.keepalives.add(() => out.write(': keepalive\n\n'));
   out.on('close', finish);
   void read();
 }
