@@ -83,7 +83,7 @@ export async function consume(limiter: RateLimiterPostgres, key: string, what: s
     await limiter.consume(key);
   } catch (res) {
     if (res instanceof RateLimiterRes) {
-      const held = await hold.wait(res.msBeforeNext);
+      const held = await hold.wait();
       const retryAfter = Math.max(1, Math.ceil((res.msBeforeNext - held) / 1000));
       throw new RateLimitRefusal(limiter.keyPrefix, `too many ${what}; try again in ${retryAfter} s`, retryAfter);
     }

@@ -4,10 +4,12 @@
  * A refusal costs little, but a client that ignores `Retry-After` asks again the instant it is
  * answered: 200 such connections kept one API process's event loop busy answering 429s and a
  * well-behaved client of another workspace waited behind them (bench:limits, p99 19× its quiet
- * figure). Answering a refusal only after `holdMs` (never longer than the limit's own window)
- * slows such a loop to one request per connection per hold, and costs the process a timer. The
- * number of refusals held at once is capped, so a flood over very many connections still gets
- * its answers, at once, rather than holding sockets without bound.
+ * figure). Answering a refusal only after a hold slows such a loop to about one request per
+ * connection per hold, and costs the process a timer. The hold is drawn within ±25 % of `holdMs`,
+ * not cut at the end of the limit's window: refusals released together at a window's end
+ * came back together, and that herd, once a second, was the well-behaved client's p99 (bench:limits
+ * 8×). The number of refusals held at once is capped, so a flood over very many connections still
+ * gets its answers, at once, rather than holding sockets without bound.
  */
 export class RefusalHold {
   private held = 0;
@@ -17,9 +19,9 @@ export class RefusalHold {
     private readonly maxHeld: number,
   ) {}
 
-  /** Waits `min(holdMs, windowMs)` before a refusal is answered; returns how long it waited. */
-  async wait(windowMs: number): Promise<number> {
-    const ms = Math.min(this.holdMs, Math.max(0, windowMs));
+  /** Waits `holdMs` ± 25 % before a refusal is answered; returns how long it waited. */
+  async wait(): Promise<number> {
+    const ms = Math.round(this.holdMs * (0.75 + Math.random() / 2));
     if (ms === 0 || this.held >= this.maxHeld) return 0;
     this.held += 1;
     try {

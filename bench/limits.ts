@@ -19,6 +19,8 @@ import { ms, summarise } from './lib/stats';
 const SECONDS = Number(process.env.BENCH_LIMITS_SECONDS ?? 30);
 const CLIENTS = Number(process.env.BENCH_LIMITS_CLIENTS ?? 200);
 const QUIET_SECONDS = Number(process.env.BENCH_LIMITS_QUIET_SECONDS ?? 20);
+/** `false`: every flooding client reads (to tell the uploads' share of the well-behaved client's delay). */
+const UPLOADS = process.env.BENCH_LIMITS_UPLOADS !== 'false';
 /** The well-behaved client: one request every this many ms (10 a second, inside its limits). */
 const CALM_EVERY_MS = 100;
 /**
@@ -97,14 +99,14 @@ async function main(): Promise<void> {
     log(`quiet: the well-behaved client alone for ${QUIET_SECONDS} s`);
     const quiet = await calmClient(stack.apiURL, calmKey, Date.now() + QUIET_SECONDS * 1000);
 
-    const readerClients = Math.round((CLIENTS * 3) / 4 / readers.length);
+    const readerClients = Math.round((CLIENTS * (UPLOADS ? 3 : 4)) / 4 / readers.length);
     const uploadClients = CLIENTS - readerClients * readers.length;
     const spec: FloodSpec = {
       baseURL: stack.apiURL,
       seconds: SECONDS,
       targets: [
         ...readers.map((apiKey) => ({ apiKey, method: 'GET' as const, path: '/v1/workspace', clients: readerClients })),
-        { apiKey: uploader, method: 'PUT', path: `/v1/agents/${agent.id}/knowledge/flood-{i}.txt`, bodyBytes: 1024, clients: uploadClients },
+        ...(uploadClients > 0 ? [{ apiKey: uploader, method: 'PUT' as const, path: `/v1/agents/${agent.id}/knowledge/flood-{i}.txt`, bodyBytes: 1024, clients: uploadClients }] : []),
       ],
     };
     log(`flood: ${CLIENTS} clients (${readers.length} keys × ${readerClients} reading, 1 key × ${uploadClients} uploading 1 KiB) for ${SECONDS} s`);
@@ -116,6 +118,10 @@ async function main(): Promise<void> {
     const during = await calmClient(stack.apiURL, calmKey, floodEnds);
     clearInterval(rssTimer);
     const counts = await run.done;
+    // The API's own view, from its /metrics (prom-client's defaults): event-loop delay and GC over its life.
+    const metrics = await (await fetch(`${stack.apiURL}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+    const gcSeconds = [...metrics.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     const rssAfter = rssKb(stack.api.pid!, 'VmRSS') ?? 0;
     const rssHighWater = rssKb(stack.api.pid!, 'VmHWM') ?? 0;
 
@@ -138,9 +144,10 @@ async function main(): Promise<void> {
     out();
     out(`- answered 429: ${status('429')} (${((100 * status('429')) / counts.requests).toFixed(1)} %)`);
     out(`- answered 5xx: ${fivexx} ${fivexx === 0 ? '(ok)' : '**(must be 0)**'}`);
-    out(`- well-behaved client (another workspace, ${1000 / CALM_EVERY_MS} requests/s): quiet p99 ${ms(q.p99)} ms (p50 ${ms(q.p50)}, n=${q.n}); during the flood p99 ${ms(d.p99)} ms (p50 ${ms(d.p50)}, n=${d.n}) — ${ratio.toFixed(2)}× ${ratio <= 2 ? '(within 2×)' : '**(over 2×)**'}`);
+    out(`- well-behaved client (another workspace, ${1000 / CALM_EVERY_MS} requests/s): quiet p99 ${ms(q.p99)} ms (p50 ${ms(q.p50)}, p90 ${ms(q.p90)}, max ${ms(q.max)}, n=${q.n}); during the flood p99 ${ms(d.p99)} ms (p50 ${ms(d.p50)}, p90 ${ms(d.p90)}, max ${ms(d.max)}, n=${d.n}) — ${ratio.toFixed(2)}× ${ratio <= 2 ? '(within 2×)' : '**(over 2×)**'}`);
     const refusedCalm = Object.entries(during.other).map(([s, c]) => `${s}: ${c}`).join(', ');
     out(`- well-behaved client answers other than 200 during the flood: ${refusedCalm || 'none'}`);
+    out(`- API event-loop delay p99 ${ms(gauge('nodejs_eventloop_lag_p99_seconds') * 1000)} ms, max ${ms(gauge('nodejs_eventloop_lag_max_seconds') * 1000)} ms; GC ${ms(gcSeconds * 1000)} ms in all (its /metrics)`);
     out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
   } finally {
     await stack.close();

@@ -62,11 +62,10 @@ describe('limits: refusals are held', () => {
     const otherMs = performance.now() - started;
     await loop;
     // 6 allowed in the minute, then about one refusal per hold: without the hold, hundreds.
-    assert.ok(answers <= 6 + Math.ceil(2500 / HOLD_MS) + 1, `${answers} answers in 2.5 s`);
-    // A burst refusal is held for what is left of its second at most; the minute's for the whole hold.
-    const minuteRefusals = refusals.filter((r) => r.message.includes('one minute'));
-    assert.ok(minuteRefusals.length >= 1, `refusals: ${JSON.stringify(refusals)}`);
-    for (const r of minuteRefusals) assert.ok(r.ms >= HOLD_MS - 50, `a refusal answered after ${r.ms.toFixed(0)} ms`);
+    // Each hold is HOLD_MS ± 25 %.
+    assert.ok(answers <= 6 + Math.ceil(2500 / (HOLD_MS * 0.75)) + 1, `${answers} answers in 2.5 s`);
+    assert.ok(refusals.length >= 2, `refusals: ${JSON.stringify(refusals)}`);
+    for (const r of refusals) assert.ok(r.ms >= HOLD_MS * 0.75 - 50, `a refusal answered after ${r.ms.toFixed(0)} ms`);
     assert.ok(otherMs < HOLD_MS / 2, `the other key waited ${otherMs.toFixed(0)} ms`);
   });
 
@@ -85,7 +84,7 @@ describe('limits: refusals are held', () => {
         return performance.now() - started;
       }),
     );
-    const held = timed.filter((ms) => ms >= HOLD_MS - 50).length;
+    const held = timed.filter((ms) => ms >= HOLD_MS * 0.75 - 50).length;
     assert.equal(held, 3, `answer times ${timed.map((ms) => ms.toFixed(0)).join(' ')}`);
   });
 });
