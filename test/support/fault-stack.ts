@@ -72,10 +72,12 @@ export function kill(proc: ChildProcess | undefined, signal: NodeJS.Signals = 'S
 export async function startFaultStack(opts: { temporalCliPath: string; extraEnv?: Record<string, string>; log?: (line: string) => void }): Promise<FaultStack> {
   const log = opts.log ?? (() => undefined);
   const dir = await mkdtemp(path.join(tmpdir(), 'ha-faults-'));
-  const [pgPort, temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   let pg: EmbeddedPostgresHandle | undefined = await startEmbeddedPostgres({ dataDir: dir, port: pgPort, log });
   const dbFile = path.join(dir, 'temporal.sqlite');
-  const startDevServer = () => startTemporalDevServer({ cliPath: opts.temporalCliPath, port: temporalPort, uiPort, dbFile, namespace: 'default', log });
+  // The frontend keeps its port across a restart (clients reconnect to it); the UI takes a fresh
+  // one each time: its old port, free for a moment, was once taken in between (bind: address in use).
+  const startDevServer = async () => startTemporalDevServer({ cliPath: opts.temporalCliPath, port: temporalPort, uiPort: await freePort(), dbFile, namespace: 'default', log });
   let temporal: DevServerHandle | undefined = await startDevServer();
   const db = createDb({ url: pg.url, poolMax: 5 });
   await migrateLatest(db);
