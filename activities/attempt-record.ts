@@ -16,13 +16,19 @@ async function withAttemptRecorded<T>(deps: AttemptRecordDeps, run: () => Promis
   const workflowId = info.workflowExecution?.workflowId;
   // Only activities of a workflow are recorded (the sweeper clears that workflow's sticky queue).
   if (workflowId === undefined) return run();
-  await deps.repos.workerLiveness.attemptStarted({ taskToken: info.taskToken, worker: deps.workerIdentity, workflowId });
+  // Written beside the attempt's own first queries, not before them: the record only matters if
+  // this process dies during a long call, and an attempt whose record failed still has its
+  // heartbeat timeout as the backstop. Neither write is on the activity's path.
+  const recorded = deps.repos.workerLiveness.attemptStarted({ taskToken: info.taskToken, worker: deps.workerIdentity, workflowId }).then(
+    () => true,
+    () => false,
+  );
   try {
     return await run();
   } finally {
-    // Best effort: a record left behind is swept once this worker is gone, and failing an attempt
-    // that already completed is refused by Temporal and ignored by the sweeper.
-    await deps.repos.workerLiveness.attemptEnded(info.taskToken).catch(() => undefined);
+    // Best effort, after the record is written: one left behind is swept once this worker is gone,
+    // and failing an attempt that already completed is refused by Temporal and ignored by the sweeper.
+    void recorded.then((ok) => (ok ? deps.repos.workerLiveness.attemptEnded(info.taskToken) : undefined)).catch(() => undefined);
   }
 }
 

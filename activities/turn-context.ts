@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { ConversationRow } from '../db/repositories/conversations';
-import type { TurnRow } from '../db/repositories/turns';
+import type { TurnRow, TurnWithContext } from '../db/repositories/turns';
 import type { ToolContext } from './tools/types';
 import type { AgentConfig } from '../domain/agent';
 import { conversationDrive } from '../db/repositories/files';
@@ -36,16 +36,21 @@ export async function loadTurnContext(repos: Repositories, turnId: string): Prom
   // One round trip: the turn, its conversation and the pinned version.
   const found = await repos.turns.withContext({ turnId });
   if (!found) throw ApplicationFailure.nonRetryable(`turn ${turnId} does not exist`, TurnFailure.turnMissing);
+  return turnContextOf(repos, found);
+}
+
+/** The context of a turn already read with its conversation and version (a project's turn reads its project). */
+export async function turnContextOf(repos: Repositories, found: TurnWithContext): Promise<TurnContext> {
   const { turn, conversation, version } = found;
   if (!conversation.agent_id && conversation.project_id) {
     const project = await repos.projects.get({ workspaceId: conversation.workspace_id, projectId: conversation.project_id });
-    if (!project) throw ApplicationFailure.nonRetryable(`the project of turn ${turnId} is gone`, TurnFailure.turnMissing);
+    if (!project) throw ApplicationFailure.nonRetryable(`the project of turn ${turn.id} is gone`, TurnFailure.turnMissing);
     return { kind: 'manager', turn, conversation, project };
   }
   if (!conversation.agent_id || conversation.version === null) {
-    throw ApplicationFailure.nonRetryable(`conversation of turn ${turnId} has no agent`, TurnFailure.turnMissing);
+    throw ApplicationFailure.nonRetryable(`conversation of turn ${turn.id} has no agent`, TurnFailure.turnMissing);
   }
-  if (!version) throw ApplicationFailure.nonRetryable(`the agent of turn ${turnId} is gone`, TurnFailure.agentGone);
+  if (!version) throw ApplicationFailure.nonRetryable(`the agent of turn ${turn.id} is gone`, TurnFailure.agentGone);
   return { kind: 'agent', turn, conversation, agentId: conversation.agent_id, config: version };
 }
 

@@ -1,10 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { type AgentTurnContext, loadTurnContext, toolContext, turnGrade } from './turn-context';
+import { type AgentTurnContext, toolContext, turnContextOf, turnGrade } from './turn-context';
 import { buildManagerPrompt, delegateTools } from './manager';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, ConversationRow, MessageRow } from '../db/repositories/conversations';
+import type { TurnWithContext } from '../db/repositories/turns';
 import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import type { Project } from '../domain/project';
@@ -29,7 +30,7 @@ interface TurnDeps {
   tools: ToolRunner;
   /** Credits debited per 1000 tokens (input + output), by grade. */
   creditsPer1kTokens: Record<AgentConfig['grade'], number>;
-  /** How long text deltas are batched before they are written: ≤ ~20 ms keeps the log small and the latency low. */
+  /** How long text deltas are batched before they are written (the first after a pause goes at once). */
   textFlushMs: number;
   historyBudget: HistoryBudget;
   metrics: TurnMetrics;
@@ -92,6 +93,19 @@ function withDroppedNote(message: ModelMessage, dropped: number): ModelMessage {
   return { role: 'user', content: [{ type: 'text', text: note }, ...message.content] };
 }
 
+/** Tokens of this turn's steps so far: spent from the history budget before any earlier message. */
+const transcriptTokens = (input: ModelStepInput) => estimateTokens(JSON.stringify(input.transcript));
+
+/**
+ * The newest earlier messages that could fit the budget once this turn's steps are in it. Read
+ * beside the system prompt (one round trip less before the model call); `history` cuts the window
+ * to what fits once the prompt's size is known.
+ */
+function loadRecentMessages(deps: TurnDeps, conversation: ConversationRow, input: ModelStepInput, budgetTokens: number) {
+  const maxChars = charsOfTokens(Math.max(0, budgetTokens - transcriptTokens(input)));
+  return deps.repos.conversations.recentMessageRows({ conversationId: conversation.id, maxChars });
+}
+
 /**
  * The conversation as model messages: the newest earlier messages that fit the grade's budget
  * (after the system prompt and this turn's steps), this turn's user message, then its steps.
@@ -100,12 +114,12 @@ async function history(
   deps: TurnDeps,
   conversation: ConversationRow,
   input: ModelStepInput,
+  loaded: { rows: MessageRow[]; total: number },
   budgetTokens: number,
   system: string,
 ): Promise<ModelMessage[]> {
-  const spent = estimateTokens(system) + estimateTokens(JSON.stringify(input.transcript));
+  const spent = estimateTokens(system) + transcriptTokens(input);
   const budgetChars = charsOfTokens(Math.max(0, budgetTokens - spent));
-  const loaded = await deps.repos.conversations.recentMessageRows({ conversationId: conversation.id, maxChars: budgetChars });
   const window = historyWindow(loaded.rows, loaded.total, budgetChars);
   const imageBytes = { left: deps.historyBudget.maxImageBytes };
   const out: ModelMessage[] = [];
@@ -161,21 +175,23 @@ export function createTurnActivities(deps: TurnDeps) {
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const ctx = Context.current();
       const writer = `${ctx.info.activityId}#${ctx.info.attempt}`;
-      if (!(await deps.repos.turns.claim({ turnId: input.turnId, writer }))) {
-        throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
-      }
-      const context = await loadTurnContext(deps.repos, input.turnId);
+      // One round trip: claim the turn for this attempt and read it with its conversation and version.
+      const claimed = await deps.repos.turns.claimWithContext({ turnId: input.turnId, writer });
+      if (!claimed) throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
+      const context = await turnContextOf(deps.repos, claimed);
       const { conversation } = context;
       const grade = turnGrade(context);
       if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
       const { provider, model } = deps.resolveModel(grade);
-      const [{ system, tools }, alreadyShown] = await Promise.all([
+      const budgetTokens = deps.historyBudget.tokens[grade];
+      const [{ system, tools }, alreadyShown, recent] = await Promise.all([
         context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
         // Only a retried attempt can find text of its step already shown.
         ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
+        loadRecentMessages(deps, conversation, input, budgetTokens),
       ]);
       // The window is cut after the prompt is known: the budget covers the prompt too.
-      const messages = await history(deps, conversation, input, deps.historyBudget.tokens[grade], system);
+      const messages = await history(deps, conversation, input, recent, budgetTokens, system);
       const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
       // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
       // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
@@ -245,9 +261,9 @@ export function createTurnActivities(deps: TurnDeps) {
  * (its own turn) at its agent's. A turn whose agent version is gone — the reason it failed —
  * still pays for what it used, at the standard rate.
  */
-async function gradeOf(deps: TurnDeps, turnId: string): Promise<AgentConfig['grade']> {
+async function gradeOf(deps: TurnDeps, found: TurnWithContext): Promise<AgentConfig['grade']> {
   try {
-    return turnGrade(await loadTurnContext(deps.repos, turnId));
+    return turnGrade(await turnContextOf(deps.repos, found));
   } catch (e) {
     if (e instanceof ApplicationFailure && e.type === TurnFailure.agentGone) return 'standard';
     throw e;
@@ -269,7 +285,7 @@ async function settleTurn(
 ): Promise<void> {
   const found = await deps.repos.turns.withContext({ turnId });
   if (!found) return;
-  const grade = await gradeOf(deps, turnId);
+  const grade = await gradeOf(deps, found);
   const tokens = usage.inputTokens + usage.outputTokens;
   const cost = tokens === 0 ? 0 : Math.round((tokens / 1000) * deps.creditsPer1kTokens[grade] * 1e6) / 1e6;
   const { conversation } = found;

@@ -23,6 +23,34 @@ export interface TurnRow {
 /** `cancelled`: `POST /v1/turns/:turnId/cancel` or the end of its conversation stopped it. */
 export type TurnStatus = 'running' | 'done' | 'error' | 'cancelled';
 
+/** A turn with its conversation and the configuration of its pinned agent version (none for a project's, or when gone). */
+export interface TurnWithContext {
+  turn: TurnRow;
+  conversation: ConversationRow;
+  version: AgentConfig | undefined;
+}
+
+/** The row `withContext` and `claimWithContext` select: rows as JSON, so their dates are strings. */
+interface ContextRow {
+  turn: Record<string, unknown>;
+  conversation: Record<string, unknown>;
+  config: AgentConfig | null;
+}
+
+function withDates<T>(row: Record<string, unknown>, keys: string[]): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
+  return out as T;
+}
+
+function decodeContext(row: ContextRow): TurnWithContext {
+  return {
+    turn: withDates<TurnRow>(row.turn, ['started_at', 'finished_at']),
+    conversation: withDates<ConversationRow>(row.conversation, ['started_at', 'ended_at']),
+    version: row.config ?? undefined,
+  };
+}
+
 interface StoredEvent {
   seq: number;
   event: TurnEvent;
@@ -61,23 +89,29 @@ export class TurnsRepository {
   }
 
   /** A turn with its conversation and the configuration of the agent version it is pinned to. */
-  async withContext({ turnId }: { turnId: string }): Promise<{ turn: TurnRow; conversation: ConversationRow; version: AgentConfig | undefined } | undefined> {
+  async withContext({ turnId }: { turnId: string }): Promise<TurnWithContext | undefined> {
     const row = await this.db('turns as t')
       .join('conversations as c', 'c.id', 't.conversation_id')
       .leftJoin('agent_versions as v', (j) => j.on('v.agent_id', 'c.agent_id').andOn('v.number', 'c.version'))
       .where('t.id', turnId)
-      .first(this.db.raw('to_jsonb(t) as turn'), this.db.raw('to_jsonb(c) as conversation'), 'v.config');
-    if (!row) return undefined;
-    const dates = <T extends Record<string, unknown>>(o: T, keys: string[]): T => {
-      const out: Record<string, unknown> = { ...o };
-      for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
-      return out as T;
-    };
-    return {
-      turn: dates(row.turn as TurnRow & Record<string, unknown>, ['started_at', 'finished_at']),
-      conversation: dates(row.conversation as ConversationRow & Record<string, unknown>, ['started_at', 'ended_at']),
-      version: (row.config as AgentConfig | null) ?? undefined,
-    };
+      .first<ContextRow | undefined>(this.db.raw('to_jsonb(t) as turn'), this.db.raw('to_jsonb(c) as conversation'), 'v.config');
+    return row ? decodeContext(row) : undefined;
+  }
+
+  /**
+   * Claims a running turn for `writer` (its appends are fenced to that writer from then on) and
+   * reads it with its context, in one round trip: what a model step does first. `undefined` when
+   * the turn is not running (finished, cancelled, or gone).
+   */
+  async claimWithContext({ turnId, writer }: { turnId: string; writer: string }): Promise<TurnWithContext | undefined> {
+    const { rows } = await this.db.raw<{ rows: ContextRow[] }>(
+      `with t as (update turns set writer = ? where id = ? and status = 'running' returning *)
+       select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config
+         from t join conversations c on c.id = t.conversation_id
+         left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version`,
+      [writer, turnId],
+    );
+    return rows[0] ? decodeContext(rows[0]) : undefined;
   }
 
   /** The id of the conversation's first turn (a run's conversation has just one), if any. */
@@ -131,10 +165,6 @@ export class TurnsRepository {
     return q.first();
   }
 
-  /** Makes `writer` the only one allowed to append; false when the turn is no longer running. */
-  async claim({ turnId, writer }: { turnId: string; writer: string }): Promise<boolean> {
-    return (await this.db('turns').where({ id: turnId, status: 'running' }).update({ writer })) > 0;
-  }
 
   /**
    * Appends events and announces them. With `writer`, appends only while that writer holds the
