@@ -57,8 +57,12 @@ RUN npm run build:embed && npm run build:server
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# MALLOC_ARENA_MAX=2: glibc otherwise gives each allocating thread (Temporal's Rust core has many)
+# an arena of its own and keeps freed memory in it; two arenas cut the worker's peak RSS by about
+# 70 MB under bench:turns at no measurable cost in turns/s (README: Worker memory under load).
 ENV NODE_ENV=production \
-    PORT=8080
+    PORT=8080 \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 
 # Code and dependencies stay owned by root (read-only to the service user).
