@@ -93,9 +93,10 @@ function blockedInMemory(limiter: RateLimiterPostgres, key: string): boolean {
  * Counts one action of `key` against every limit of `limits` at once: one round trip of latency,
  * not one per limit. A refusal by any is one 429 `rate_limited`, answered after `hold` has held it
  * once (refusal-hold.ts), named after the refusing limit with the longest wait; its `retryAfter`
- * is what is left of that wait once the hold has passed. When a limit already refuses the key from
- * this process's memory, only the limits that do are counted: a flood over a limit costs no query
- * and spends none of the other limits' points. Any other failure is `database_unavailable`.
+ * is what is left of that wait once the hold has passed. A refused request spends no point of the
+ * limits that let it through. When a limit already refuses the key from this process's memory,
+ * only the limits that do are counted: a flood over a limit costs no query and spends none of the
+ * other limits' points. Any other failure is `database_unavailable`.
  */
 export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold): Promise<void> {
   const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
@@ -110,7 +111,10 @@ export async function consumeAll(limits: readonly CountedLimit[], key: string, h
   }
   // Over a limit is the answer even when another limit could not be counted: the client must wait either way.
   if (refusal) {
+    // The limits that let it through get their point back, during the hold.
+    const refunds = counted.filter((_, i) => results[i]!.status === 'fulfilled').map((l) => l.limiter.reward(key).catch(() => undefined));
     const held = await hold.wait();
+    await Promise.all(refunds);
     const retryAfter = Math.max(1, Math.ceil((refusal.res.msBeforeNext - held) / 1000));
     throw new RateLimitRefusal(refusal.limit.limiter.keyPrefix, `too many ${refusal.limit.what}; try again in ${retryAfter} s`, retryAfter);
   }
