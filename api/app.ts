@@ -82,7 +82,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   const refusalHold = new RefusalHold(deps.config.RATE_LIMIT_HOLD_MS, deps.config.RATE_LIMIT_HOLD_MAX);
   const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, refusalHold, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
   const r = new ApiRouter({
-    authenticate: requireApiKey(deps.repos.apiKeys, keyLimits),
+    authenticate: requireApiKey(deps.keyCache, keyLimits),
     hold: (kind) => keyLimits.hold(kind),
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
   });

@@ -5,6 +5,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { Logger } from '../infra/logger';
+import type { ApiKeyCache } from './key-cache';
 import type { ApiMetrics } from './metrics';
 import type { TurnEventHub } from './sse/event-hub';
 
@@ -15,8 +16,10 @@ export interface ApiDeps {
   repos: Repositories;
   temporal: Client;
   logger: Logger;
-  /** The process's one LISTEN connection for turn events. */
+  /** Turn events, from the process's one LISTEN connection (pg-listener.ts). */
   hub: TurnEventHub;
+  /** Live API keys this process has resolved, evicted by revocations on the same LISTEN connection. */
+  keyCache: ApiKeyCache;
   /** This process's instruments, on the registry its `/metrics` serves. */
   metrics: ApiMetrics;
   /** A server span around each request (api/middleware/request-span.ts), when tracing is on. */

@@ -74,19 +74,54 @@ export function postgresLimiter(db: Db, keyPrefix: string, points: number, durat
   });
 }
 
+/** A limiter and what it counts, for the refusal's message (`too many <what>`). */
+export interface CountedLimit {
+  limiter: RateLimiterPostgres;
+  what: string;
+}
+
 /**
- * Counts one action of `key`. A refusal is 429 `rate_limited`, answered after `hold` has held it
- * (refusal-hold.ts); its `retryAfter` is what is left of the window once the hold has passed.
+ * rate-limiter-flexible's own check of its in-memory blocks (public in its JavaScript, missing
+ * from its types): a key over its points is refused from memory until its window ends.
  */
-export async function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (res) {
-    if (res instanceof RateLimiterRes) {
-      const held = await hold.wait();
-      const retryAfter = Math.max(1, Math.ceil((res.msBeforeNext - held) / 1000));
-      throw new RateLimitRefusal(limiter.keyPrefix, `too many ${what}; try again in ${retryAfter} s`, retryAfter);
-    }
-    throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
+function blockedInMemory(limiter: RateLimiterPostgres, key: string): boolean {
+  const blocks = limiter as unknown as { getInMemoryBlockMsBeforeExpire(rlKey: string): number };
+  return blocks.getInMemoryBlockMsBeforeExpire(limiter.getKey(key)) > 0;
+}
+
+/**
+ * Counts one action of `key` against every limit of `limits` at once: one round trip of latency,
+ * not one per limit. A refusal by any is one 429 `rate_limited`, answered after `hold` has held it
+ * once (refusal-hold.ts), named after the refusing limit with the longest wait; its `retryAfter`
+ * is what is left of that wait once the hold has passed. A refused request spends no point of the
+ * limits that let it through. When a limit already refuses the key from this process's memory,
+ * only the limits that do are counted: a flood over a limit costs no query and spends none of the
+ * other limits' points. Any other failure is `database_unavailable`.
+ */
+export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold): Promise<void> {
+  const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
+  const counted = blocked.length > 0 ? blocked : limits;
+  const results = await Promise.allSettled(counted.map((l) => l.limiter.consume(key)));
+  let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
+  let failed = false;
+  for (const [i, r] of results.entries()) {
+    if (r.status === 'fulfilled') continue;
+    if (!(r.reason instanceof RateLimiterRes)) failed = true;
+    else if (!refusal || r.reason.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit: counted[i]!, res: r.reason };
   }
+  // Over a limit is the answer even when another limit could not be counted: the client must wait either way.
+  if (refusal) {
+    // The limits that let it through get their point back, during the hold.
+    const refunds = counted.filter((_, i) => results[i]!.status === 'fulfilled').map((l) => l.limiter.reward(key).catch(() => undefined));
+    const held = await hold.wait();
+    await Promise.all(refunds);
+    const retryAfter = Math.max(1, Math.ceil((refusal.res.msBeforeNext - held) / 1000));
+    throw new RateLimitRefusal(refusal.limit.limiter.keyPrefix, `too many ${refusal.limit.what}; try again in ${retryAfter} s`, retryAfter);
+  }
+  if (failed) throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
+}
+
+/** Counts one action of `key` against one limit (`consumeAll` of one). */
+export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold): Promise<void> {
+  return consumeAll([{ limiter, what }], key, hold);
 }

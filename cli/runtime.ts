@@ -4,7 +4,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import type * as ActivitiesModule from '../activities';
 import type * as ApiMetricsModule from '../api/metrics';
 import type * as ApiServerModule from '../api/server';
-import type * as EventHubModule from '../api/sse/event-hub';
+import type * as ListeningModule from '../api/listening';
 import type { Config } from '../config/env';
 import { createDb, type Db } from '../db/connect';
 import type * as RepositoriesModule from '../db/repositories';
@@ -25,7 +25,7 @@ import type * as TracingTemporalModule from '../infra/tracing/temporal';
 const apiSide = () => ({
   ...(require('../api/server') as typeof ApiServerModule),
   ...(require('../api/metrics') as typeof ApiMetricsModule),
-  ...(require('../api/sse/event-hub') as typeof EventHubModule),
+  ...(require('../api/listening') as typeof ListeningModule),
   ...(require('../db/repositories') as typeof RepositoriesModule),
 });
 const workerSide = () => ({
@@ -65,29 +65,31 @@ export async function runApi(opts: {
   logger: Logger;
   tracing?: Tracing;
 }): Promise<Stoppable & { port: number }> {
-  const { startApiServer, TurnEventHub, createRepositories, createApiMetrics } = apiSide();
+  const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
   const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
+  const repos = createRepositories(db);
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
-  const hub = new TurnEventHub(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger);
+  const listening = apiListening(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger, repos.apiKeys);
   let temporal: Client | undefined;
   try {
     // The LISTEN session and the Temporal connection are made side by side: start-up waits for the slower, not both.
-    const [listening, connected] = await Promise.allSettled([
-      hub.start(),
+    const [listened, connected] = await Promise.allSettled([
+      listening.start(),
       connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress), traced?.clientInterceptors),
     ]);
     if (connected.status === 'fulfilled') temporal = connected.value;
-    if (listening.status === 'rejected') throw listening.reason;
+    if (listened.status === 'rejected') throw listened.reason;
     if (connected.status === 'rejected') throw connected.reason;
     const client = connected.value;
     const server = await startApiServer({
       config: opts.config,
       db,
-      repos: createRepositories(db),
+      repos,
       temporal: client,
       logger: opts.logger,
-      hub,
+      hub: listening.hub,
+      keyCache: listening.keyCache,
       // The process's own registry, made here and passed down (README: Metrics).
       metrics: createApiMetrics(new Registry()),
       ...(traced ? { requestSpan: traced.requestSpan } : {}),
@@ -96,13 +98,13 @@ export async function runApi(opts: {
       port: server.port,
       async stop() {
         await server.close();
-        await hub.close();
+        await listening.close();
         await client.connection.close();
         await db.destroy();
       },
     };
   } catch (e) {
-    await hub.close();
+    await listening.close();
     await temporal?.connection.close().catch(() => undefined);
     await db.destroy();
     throw e;

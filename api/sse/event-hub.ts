@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { TURN_EVENTS_CHANNEL } from '../../db/repositories/turns';
 import type { Logger } from '../../infra/logger';
+import type { PgListener } from '../pg-listener';
 
 /** One open stream as the hub sees it. */
 export interface TurnWatcher {
@@ -18,75 +18,30 @@ export interface TurnWatcher {
 const SWEEP_EVERY_MS = 10_000;
 
 /**
- * One `LISTEN turn_events` connection per API process, fanned out to the streams it serves:
- * turn id → its streams, so a notification (whose payload is the turn id) wakes exactly the
- * streams of that turn, which then read from their last sequence number. Streams never poll, so
+ * `turn_events` on the API process's one LISTEN connection (pg-listener.ts), fanned out to the
+ * streams it serves: turn id → its streams, so a notification (whose payload is the turn id) wakes
+ * exactly the streams of that turn, which then read from their last sequence number. Streams never poll, so
  * an idle stream costs no query. After the connection drops and comes back, and every
  * SWEEP_EVERY_MS while streams are open, one query reads every watched turn's `last_seq` and wakes
  * the streams that are behind it — nothing missed, nothing read twice.
  */
 export class TurnEventHub {
   private readonly watchers = new Map<string, Set<TurnWatcher>>();
-  private client: pg.Client | undefined;
-  private closed = false;
-  private retryMs = 250;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping = false;
   /** A sweep was asked for while one ran (e.g. a reconnect during a sweep): run another after it. */
   private sweepAgain = false;
 
   constructor(
-    private readonly databaseUrl: string,
+    private readonly listener: PgListener,
     private readonly logger: Logger,
     private readonly sweepEveryMs = SWEEP_EVERY_MS,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.connect();
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, keepAlive: true, application_name: 'hosted-agents turn events' });
-    client.on('notification', (msg) => {
-      if (msg.payload) this.wake(msg.payload);
+  ) {
+    listener.on(TURN_EVENTS_CHANNEL, {
+      notify: (turnId) => this.wake(turnId),
+      // Whatever was appended while nobody listened: streams behind their turn's log catch up.
+      listening: () => void this.sweep(),
     });
-    // A server shutdown can come as 'error', as 'end', or both: reconnect once per client.
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost || this.closed) return;
-      lost = true;
-      this.logger.warn({ err }, 'turn event listener lost its connection; reconnecting');
-      void client.end().catch(() => undefined);
-      this.reconnect();
-    };
-    client.on('error', onLost);
-    client.on('end', () => onLost());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${TURN_EVENTS_CHANNEL}`);
-    } catch (err) {
-      lost = true; // the caller retries; this client is done
-      void client.end().catch(() => undefined);
-      throw err;
-    }
-    this.client = client;
-    this.retryMs = 250;
-    // Whatever was appended while nobody listened: streams behind their turn's log catch up.
-    void this.sweep();
-  }
-
-  private reconnect(): void {
-    this.client = undefined;
-    if (this.closed) return;
-    const delay = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 5000);
-    setTimeout(() => {
-      if (this.closed) return;
-      this.connect().catch((err: unknown) => {
-        this.logger.warn({ err }, 'turn event listener could not reconnect');
-        this.reconnect();
-      });
-    }, delay).unref();
   }
 
   /** Wakes `watcher` whenever its turn may have new events; returns the unsubscribe function. */
@@ -119,8 +74,7 @@ export class TurnEventHub {
    * When the query fails, every stream reads for itself: a stream lost nothing by reading once more.
    */
   private async sweep(): Promise<void> {
-    const client = this.client;
-    if (!client || this.watchers.size === 0) return;
+    if (!this.listener.listening || this.watchers.size === 0) return;
     if (this.sweeping) {
       this.sweepAgain = true;
       return;
@@ -128,7 +82,7 @@ export class TurnEventHub {
     this.sweeping = true;
     this.sweepAgain = false;
     try {
-      const { rows } = await client.query<{ id: string; last_seq: number }>('select id, last_seq from turns where id = any($1::text[])', [
+      const rows = await this.listener.query<{ id: string; last_seq: number }>('select id, last_seq from turns where id = any($1::text[])', [
         [...this.watchers.keys()],
       ]);
       for (const { id, last_seq } of rows) {
@@ -149,10 +103,9 @@ export class TurnEventHub {
     return n;
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
+  /** Stops the periodic sweep (the listener is closed by its owner). */
+  close(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
-    await this.client?.end().catch(() => undefined);
   }
 }

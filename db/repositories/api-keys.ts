@@ -14,6 +14,12 @@ interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
+/**
+ * Revoking a key notifies this channel, payload the key's id, in the revoking statement: every API
+ * process evicts the key from its cache of resolved keys at once (api/key-cache.ts).
+ */
+export const API_KEY_REVOCATIONS_CHANNEL = 'api_key_revocations';
+
 /** API keys look like `sk_` + 40 base36 characters (~206 bits). */
 export const apiKeyPattern = /^sk_[0-9a-z]{40}$/;
 
@@ -54,12 +60,18 @@ export class ApiKeysRepository {
     return rows.map(toRecord);
   }
 
-  /** Revokes a key; returns false when there is no such key. Revoking twice keeps the first time. */
+  /**
+   * Revokes a key; returns false when there is no such key. Revoking twice keeps the first time.
+   * One statement revokes and notifies API_KEY_REVOCATIONS_CHANNEL, so the notification goes out
+   * exactly when the revocation commits.
+   */
   async revoke({ id }: { id: string }, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await (trx ?? this.db)<ApiKeyRow>('api_keys')
-      .where({ id })
-      .update({ revoked_at: (trx ?? this.db).raw('coalesce(revoked_at, now())') });
-    return n > 0;
+    const result = await (trx ?? this.db).raw(
+      `with revoked as (update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? returning id)
+       select pg_notify(?, id) from revoked`,
+      [id, API_KEY_REVOCATIONS_CHANNEL],
+    );
+    return (result as { rows: unknown[] }).rows.length > 0;
   }
 
   /** The workspace a live key belongs to and the key's id, or undefined for an unknown or revoked key. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { LISTENER_APPLICATION_NAME } from '../../api/pg-listener';
 import { readSSE } from '../../sdk/src/sse';
 import type { TurnEvent } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
@@ -81,7 +82,8 @@ describe('idle turn streams: woken by their turn’s notification, never polling
     it('when the LISTEN connection is cut, every stream catches up from its last seq: nothing missed, nothing repeated', async () => {
       const listener = () =>
         api.db.raw<{ rows: Array<{ pid: number }> }>(
-          `select pid from pg_stat_activity where datname = current_database() and application_name = 'hosted-agents turn events'`,
+          `select pid from pg_stat_activity where datname = current_database() and application_name = ?`,
+          [LISTENER_APPLICATION_NAME],
         );
       const before = await listener();
       assert.equal(before.rows.length, 1, 'one LISTEN connection for the API process');

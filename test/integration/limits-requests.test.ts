@@ -3,6 +3,7 @@ import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
 import { assertRateLimited } from '../support/limits';
+import { parseExposition, total } from '../support/prometheus';
 
 describe('limits: requests per API key', () => {
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 5, KEY_REQUESTS_PER_MINUTE: 12 } }));
@@ -86,5 +87,62 @@ describe('limits: refusals are held', () => {
     );
     const held = timed.filter((ms) => ms >= HOLD_MS * 0.75 - 50).length;
     assert.equal(held, 3, `answer times ${timed.map((ms) => ms.toFixed(0)).join(' ')}`);
+  });
+});
+
+describe('limits: the per-second and per-minute limits counted at once', () => {
+  const HOLD_MS = 1000;
+  const POINTS = 4;
+  const api = useTestApi(() => ({
+    config: { ...fixture().config, KEY_BURST_PER_SECOND: POINTS, KEY_REQUESTS_PER_MINUTE: POINTS, RATE_LIMIT_HOLD_MS: HOLD_MS, RATE_LIMIT_HOLD_MAX: 50 },
+  }));
+
+  /** The refusals counted so far, by limit name (the API's own `/metrics`, read from loopback). */
+  async function refusals(): Promise<{ burst: number; minute: number }> {
+    const res = await fetch(`${api.baseURL}/metrics`);
+    assert.equal(res.status, 200);
+    const samples = parseExposition(await res.text());
+    const count = (limit: string) => total(samples, 'hosted_agents_rate_limit_refusals_total', { limit });
+    return { burst: count('key-burst'), minute: count('key-minute') };
+  }
+
+  /** One request, timed: a refusal held twice (once per limit) would take two holds. */
+  async function timed(apiKey: string) {
+    const started = performance.now();
+    const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+    return { res, ms: performance.now() - started };
+  }
+
+  const assertHeldOnce = (ms: number) => assert.ok(ms >= HOLD_MS * 0.75 - 50 && ms < HOLD_MS * 1.5, `a refusal answered after ${ms.toFixed(0)} ms`);
+
+  it('over both limits: one 429 per request, held once, named after the longer wait (the minute) in the answer and the metric', async () => {
+    const { apiKey } = await api.newWorkspace();
+    for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200, `request ${i}`);
+    const before = await refusals();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => timed(apiKey)));
+    for (const { res, ms } of answers) {
+      assertRateLimited(res, 'over both limits');
+      assert.match(res.body.error.message, /in one minute/);
+      assert.ok(res.body.error.retryAfter! > 1, `the rest of the minute, not of the second: ${res.body.error.retryAfter}`);
+      assertHeldOnce(ms);
+    }
+    assert.deepEqual(await refusals(), { burst: before.burst, minute: before.minute + answers.length });
+  });
+
+  it('a burst of a fresh key: every answer 200 or one 429, each refusal counted once under the limit it names', async () => {
+    const { apiKey } = await api.newWorkspace();
+    const before = await refusals();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => timed(apiKey)));
+    const statuses = answers.map((a) => a.res.status).join(' ');
+    const refused = answers.filter((a) => a.res.status === 429);
+    assert.ok(answers.every((a) => a.res.status === 200 || a.res.status === 429), statuses);
+    assert.ok(refused.length >= 10 - POINTS && refused.length < 10, statuses);
+    for (const { res, ms } of refused) {
+      assertRateLimited(res, 'burst');
+      assertHeldOnce(ms);
+    }
+    // Which limit refuses which request depends on how the racing requests were counted; the metric agrees with the answers.
+    const byMinute = refused.filter((a) => /in one minute/.test(a.res.body.error.message)).length;
+    assert.deepEqual(await refusals(), { burst: before.burst + refused.length - byMinute, minute: before.minute + byMinute });
   });
 });

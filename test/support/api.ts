@@ -3,7 +3,7 @@ import type { Config } from '../../config/env';
 import { Registry } from 'prom-client';
 import { createApiMetrics } from '../../api/metrics';
 import { startApiServer } from '../../api/server';
-import { TurnEventHub } from '../../api/sse/event-hub';
+import { apiListening } from '../../api/listening';
 import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import type { Workspace } from '../../domain/workspace';
@@ -51,10 +51,15 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const repos = createRepositories(db);
   const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false, payloadCodec: payloadCodecFromConfig(config) });
   const logger = opts.logger ?? createLogger('silent');
-  const hub = new TurnEventHub(databaseUrl, logger);
-  await hub.start();
+  const listening = apiListening(databaseUrl, logger, repos.apiKeys);
+  await listening.start();
   const metrics = createApiMetrics(new Registry());
-  const server = await startApiServer({ config, db, repos, temporal, logger, hub, metrics }, opts.port ?? 0, opts.host ?? '127.0.0.1', opts.httpsPort);
+  const server = await startApiServer(
+    { config, db, repos, temporal, logger, hub: listening.hub, keyCache: listening.keyCache, metrics },
+    opts.port ?? 0,
+    opts.host ?? '127.0.0.1',
+    opts.httpsPort,
+  );
   return {
     baseURL: `http://127.0.0.1:${server.port}`,
     httpsPort: server.httpsPort,
@@ -63,7 +68,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     temporal,
     async stop() {
       await server.close();
-      await hub.close();
+      await listening.close();
       await temporal.connection.close();
       await db.destroy();
     },
