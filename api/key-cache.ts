@@ -35,6 +35,8 @@ export class ApiKeyCache {
   private readonly entries = new Map<string, Entry>();
   /** Key id → key digest: a revocation names the key by id. */
   private readonly digests = new Map<string, string>();
+  /** Lookups in flight by key digest, with the generation they started in. */
+  private readonly lookups = new Map<string, { generation: number; lookup: Promise<ResolvedKey | undefined> }>();
   private serving = false;
   /**
    * Moves on every revocation and every change of the connection: a lookup caches what it read
@@ -62,16 +64,29 @@ export class ApiKeyCache {
     });
   }
 
-  /** As `ApiKeysRepository.resolve`, from the cache when the key is there. */
+  /**
+   * As `ApiKeysRepository.resolve`, from the cache when the key is there. Concurrent lookups of
+   * one key share one query (a flood's first wave would otherwise send one per request), unless a
+   * revocation or a change of the connection came after the shared one started.
+   */
   async resolve({ apiKey }: { apiKey: string }): Promise<ResolvedKey | undefined> {
     const digest = createHash('sha256').update(apiKey).digest('base64url');
     const cached = this.serving ? this.hit(digest) : undefined;
     if (cached) return cached;
+    const pending = this.lookups.get(digest);
+    if (pending && pending.generation === this.generation) return pending.lookup;
     const generation = this.generation;
     const serving = this.serving;
-    const found = await this.keys.resolve({ apiKey });
-    if (found && serving && generation === this.generation) this.add(digest, found);
-    return found;
+    const lookup = this.keys.resolve({ apiKey }).then((found) => {
+      if (found && serving && generation === this.generation) this.add(digest, found);
+      return found;
+    });
+    this.lookups.set(digest, { generation, lookup });
+    const forget = () => {
+      if (this.lookups.get(digest)?.lookup === lookup) this.lookups.delete(digest);
+    };
+    lookup.then(forget, forget);
+    return lookup;
   }
 
   private hit(digest: string): ResolvedKey | undefined {

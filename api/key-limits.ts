@@ -5,7 +5,8 @@ import type { LeasesRepository } from '../db/repositories/leases';
 import { RateLimitRefusal } from '../domain/errors';
 import type { ApiState } from './context';
 import { LeaseKeeper } from './leases';
-import { type CountedLimit, consumeAll, postgresLimiter } from './rate-limits';
+import { CountGate } from './count-gate';
+import { COUNTS_IN_FLIGHT_PER_KEY, type CountedLimit, consumeAll, postgresLimiter } from './rate-limits';
 import type { RefusalHold } from './refusal-hold';
 
 type KeyLimitsConfig = Pick<Config, 'KEY_BURST_PER_SECOND' | 'KEY_REQUESTS_PER_MINUTE' | 'KEY_STREAMS_MAX' | 'KEY_UPLOADS_MAX'>;
@@ -28,6 +29,7 @@ export class KeyLimits {
   /** Per second (burst) and per minute, counted together (`consumeAll`). */
   private readonly requests: readonly CountedLimit[];
   private readonly keeper: LeaseKeeper;
+  private readonly gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
 
   constructor(
     db: Db,
@@ -49,7 +51,7 @@ export class KeyLimits {
    * per-minute budget, both counted at once (one round trip before the route, not two).
    */
   request(key: string): Promise<void> {
-    return consumeAll(this.requests, key, this.refusalHold);
+    return consumeAll(this.requests, key, this.refusalHold, this.gate);
   }
 
   /** Middleware for a route whose response holds one of the key's `kind` slots until it closes. */

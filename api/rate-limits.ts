@@ -3,6 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import { AppError, RateLimitRefusal } from '../domain/errors';
+import { CountGate } from './count-gate';
 import type { RefusalHold } from './refusal-hold';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -24,6 +25,7 @@ export class PublicRateLimits {
   private readonly agent: RateLimiterPostgres;
   private readonly reads: RateLimiterPostgres;
   private readonly webhooks: RateLimiterPostgres;
+  private readonly gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
 
   constructor(
     db: Db,
@@ -40,19 +42,19 @@ export class PublicRateLimits {
 
   /** One chat message: counted per (agent, visitor), per client address and per agent. */
   async chat(input: { agentId: string; userId: string; address: string }): Promise<void> {
-    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor', this.hold);
-    await consume(this.address, digest(input.address), 'messages from this address', this.hold);
-    await consume(this.agent, input.agentId, 'messages to this agent', this.hold);
+    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor', this.hold, this.gate);
+    await consume(this.address, digest(input.address), 'messages from this address', this.hold, this.gate);
+    await consume(this.agent, input.agentId, 'messages to this agent', this.hold, this.gate);
   }
 
   /** One inbound webhook request, per webhook (the address is counted by `read` before the lookup). */
   async webhook(webhookId: string): Promise<void> {
-    await consume(this.webhooks, webhookId, 'requests to this webhook', this.hold);
+    await consume(this.webhooks, webhookId, 'requests to this webhook', this.hold, this.gate);
   }
 
   /** Any other public request (metadata, history, resuming, inbound webhooks), per client address. */
   async read(address: string): Promise<void> {
-    await consume(this.reads, digest(address), 'requests from this address', this.hold);
+    await consume(this.reads, digest(address), 'requests from this address', this.hold, this.gate);
   }
 }
 
@@ -98,10 +100,14 @@ function blockedInMemory(limiter: RateLimiterPostgres, key: string): boolean {
  * only the limits that do are counted: a flood over a limit costs no query and spends none of the
  * other limits' points. Any other failure is `database_unavailable`.
  */
-export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold): Promise<void> {
-  const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
-  const counted = blocked.length > 0 ? blocked : limits;
-  const results = await Promise.allSettled(counted.map((l) => l.limiter.consume(key)));
+export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: CountGate): Promise<void> {
+  // Checked once the key's turn at the gate has come: a count ahead of it may have put the block in memory.
+  const gateKey = `${limits.map((l) => l.limiter.keyPrefix).join('+')}:${key}`;
+  const { counted, results } = await gate.run(gateKey, async () => {
+    const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
+    const counted = blocked.length > 0 ? blocked : limits;
+    return { counted, results: await Promise.allSettled(counted.map((l) => l.limiter.consume(key))) };
+  });
   let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
   let failed = false;
   for (const [i, r] of results.entries()) {
@@ -122,6 +128,13 @@ export async function consumeAll(limits: readonly CountedLimit[], key: string, h
 }
 
 /** Counts one action of `key` against one limit (`consumeAll` of one). */
-export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold): Promise<void> {
-  return consumeAll([{ limiter, what }], key, hold);
+export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold, gate: CountGate): Promise<void> {
+  return consumeAll([{ limiter, what }], key, hold, gate);
 }
+
+/**
+ * Counts of one key (of one set of limits) in flight at once per process (count-gate.ts). Two: a
+ * second count can start while the first is on its way back, and a flood of one key holds at most
+ * two pooled connections until its block is in memory.
+ */
+export const COUNTS_IN_FLIGHT_PER_KEY = 2;

@@ -6,7 +6,8 @@ import type { roundTripProbe } from '../../workflows/probe';
 import { WorkspaceIdKey } from '../../workflows/search-attributes';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
-import { consume, postgresLimiter } from '../rate-limits';
+import { CountGate } from '../count-gate';
+import { consume, COUNTS_IN_FLIGHT_PER_KEY, postgresLimiter } from '../rate-limits';
 import type { RefusalHold } from '../refusal-hold';
 import type { ApiRouter } from '../routing';
 
@@ -38,6 +39,7 @@ const WAIT_MS = 15_000;
  */
 export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'db' | 'repos'>, refusalHold: RefusalHold): void {
   const perWorkspace = postgresLimiter(db, 'diagnostics', config.DIAGNOSTICS_PER_MINUTE, 60);
+  const gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
   r.add(
     {
       method: 'post', path: '/v1/diagnostics/round-trip', operationId: 'roundTrip', tag: 'Operations',
@@ -49,7 +51,7 @@ export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }:
     async (ctx, { body }) => {
       const workspaceId = workspaceOf(ctx);
       if (!(await repos.workspaces.diagnosticsAllowed({ id: workspaceId }))) throw new AppError('not_found', 'no such route');
-      await consume(perWorkspace, workspaceId, 'diagnostics probes from this workspace', refusalHold);
+      await consume(perWorkspace, workspaceId, 'diagnostics probes from this workspace', refusalHold, gate);
       await repos.probes.prune({ before: new Date(Date.now() - config.PROBE_RETENTION_DAYS * 86_400_000) });
       const probeId = newId('probe');
       const started = performance.now();

@@ -85,6 +85,19 @@ describe('API key cache', () => {
     assert.equal(await lookupsFor(key(1)), 1, 'but it was not cached');
   });
 
+  it('concurrent lookups of one key share one query, but not across a revocation', async () => {
+    const { keys, listener, cache } = setup();
+    const release = keys.hold();
+    const first = Array.from({ length: 50 }, () => cache.resolve({ apiKey: key(3) }));
+    assert.equal(keys.lookups, 1, 'fifty requests of one key at once: one query');
+    listener.revocations.notify('key_3');
+    const after = cache.resolve({ apiKey: key(3) });
+    assert.equal(keys.lookups, 2, 'a request after the revocation does not share the earlier lookup');
+    release();
+    for (const found of await Promise.all(first)) assert.equal(found?.keyId, 'key_3');
+    assert.equal((await after)?.keyId, 'key_3');
+  });
+
   it('before LISTEN is in place and while it is lost, nothing is served from the cache', async () => {
     const keys = fakeKeys();
     const listener = fakeListener();
