@@ -4,6 +4,7 @@ import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { ConversationRow } from './conversations';
 import type { Db } from '../connect';
+import { TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
 export interface TurnRow {
   id: string;
@@ -28,11 +29,8 @@ interface StoredEvent {
   event: TurnEvent;
 }
 
-/** Events `eventsAfter` reads at most at once; a full page means more may follow. */
+/** Events `eventsAfter` and `eventTextsAfter` read at most at once; a full page means more may follow. */
 export const EVENTS_PAGE_SIZE = 1000;
-
-/** The channel the API LISTENs on; the payload is only the turn id. */
-export const TURN_EVENTS_CHANNEL = 'turn_events';
 
 /**
  * Turns and their event log. Appends take the next sequence numbers from `turns.last_seq` in the
@@ -196,6 +194,19 @@ export class TurnsRepository {
       .limit(limit)
       .select('seq', 'data');
     return rows.map((r: { seq: number; data: TurnEvent }) => ({ seq: r.seq, event: r.data }));
+  }
+
+  /**
+   * Events after `seq`, in order (at most `limit`), with their data as the stored JSON text: what a
+   * stream writes, with no parse and stringify on the way.
+   */
+  async eventTextsAfter({ turnId, seq, limit = EVENTS_PAGE_SIZE }: { turnId: string; seq: number; limit?: number }): Promise<EventText[]> {
+    return this.db('turn_events')
+      .where({ turn_id: turnId })
+      .andWhere('seq', '>', seq)
+      .orderBy('seq', 'asc')
+      .limit(limit)
+      .select<EventText[]>('seq', 'type', this.db.raw('data::text as data'));
   }
 
   /** The text a model step has streamed so far, as a consumer shows it (a reset starts it over). */
