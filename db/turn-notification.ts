@@ -4,6 +4,13 @@ import { turnEventSchema, type TurnEvent } from '../domain/turn-events';
 /** The channel an append NOTIFYs and each API process LISTENs on. */
 export const TURN_EVENTS_CHANNEL = 'turn_events';
 
+/**
+ * The largest payload that carries the appended events themselves. PostgreSQL refuses a NOTIFY
+ * payload of 8000 bytes or more (the append would fail); above this bound the payload names
+ * only the seq range, and the turn's streams read the events as before.
+ */
+export const CARRY_EVENTS_MAX_BYTES = 7000;
+
 /** A stored event as a stream writes it: `data` is the stored JSON text (jsonb's output), written as is. */
 export interface EventText {
   seq: number;
@@ -24,6 +31,22 @@ export interface TurnNotification {
   turnId: string;
   /** Missing in an older worker's payload, which is the turn id alone (streams then read). */
   appended?: Appended;
+}
+
+/**
+ * The append statement's NOTIFY payload, as one SQL expression over `inserted`, the name of a CTE
+ * of the rows it inserted (`seq`, `type`, `data`); one binding, the turn id. The payload is
+ * `{"v": 1, "turnId", "first", "last", "events": [[type, data text], …]}`, or the same without
+ * `events` when it would pass CARRY_EVENTS_MAX_BYTES. The events' data is jsonb's text of the
+ * stored row, so a stream writes the bytes a read would have given it.
+ */
+export function notificationPayloadSql(inserted: string): string {
+  return `(select case when octet_length(p.carried) <= ${CARRY_EVENTS_MAX_BYTES} then p.carried else p.bare end
+     from (select json_build_object('v', 1, 'turnId', r.turn_id, 'first', r.first, 'last', r.last, 'events', r.events)::text as carried,
+                  json_build_object('v', 1, 'turnId', r.turn_id, 'first', r.first, 'last', r.last)::text as bare
+             from (select ?::text as turn_id, min(seq) as first, max(seq) as last,
+                          json_agg(json_build_array(type, data::text) order by seq) as events
+                     from ${inserted}) r) p)`;
 }
 
 const eventTypes: ReadonlySet<string> = new Set(turnEventSchema.options.map((o) => o.shape.type.value));

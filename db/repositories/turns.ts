@@ -4,7 +4,7 @@ import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { ConversationRow } from './conversations';
 import type { Db } from '../connect';
-import { TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
+import { notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
 export interface TurnRow {
   id: string;
@@ -146,8 +146,9 @@ export class TurnsRepository {
     const n = input.events.length;
     const writer = input.writer ?? null;
     // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
-    // events under them, and NOTIFY — or, when the turn has ended or another writer holds it,
-    // none of the three.
+    // events under them, and NOTIFY with their seq range and, when small, the events themselves
+    // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
+    // the three.
     const result = await (trx ?? this.db).raw(
       `with t as (
          update turns set last_seq = last_seq + ?
@@ -156,8 +157,9 @@ export class TurnsRepository {
        ins as (
          insert into turn_events (turn_id, seq, type, data, step)
          select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
-           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord))
-       select pg_notify(?, ?) from t`,
+           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
+         returning seq, type, data)
+       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
       [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), TURN_EVENTS_CHANNEL, input.turnId],
     );
     return (result as { rows: unknown[] }).rows.length > 0;
