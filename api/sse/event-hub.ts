@@ -1,11 +1,14 @@
-import { TURN_EVENTS_CHANNEL } from '../../db/repositories/turns';
+import { decodeTurnNotification, TURN_EVENTS_CHANNEL, type Appended } from '../../db/turn-notification';
 import type { Logger } from '../../infra/logger';
 import type { PgListener } from '../pg-listener';
 
 /** One open stream as the hub sees it. */
 export interface TurnWatcher {
-  /** The turn may have events after `seen()`: read them. */
-  wake(): void;
+  /**
+   * The turn may have events after `seen()`. `appended`, when the notification said, names the
+   * seqs appended and may carry the events; without it (the sweep, an older worker), read.
+   */
+  wake(appended?: Appended): void;
   /** The last sequence number this stream has sent. */
   seen(): number;
 }
@@ -19,8 +22,11 @@ const SWEEP_EVERY_MS = 10_000;
 
 /**
  * `turn_events` on the API process's one LISTEN connection (pg-listener.ts), fanned out to the
- * streams it serves: turn id → its streams, so a notification (whose payload is the turn id) wakes
- * exactly the streams of that turn, which then read from their last sequence number. Streams never poll, so
+ * streams it serves: turn id → its streams, so a notification wakes exactly the streams of that
+ * turn. Its payload (db/turn-notification.ts, decoded once here for all of them) names the seqs
+ * appended and, when small, carries the events: a stream that has sent everything before them
+ * writes them with no query; any other reads from its last sequence number, as for an older
+ * worker's payload (the turn id alone: during a rolling deploy both run side by side). Streams never poll, so
  * an idle stream costs no query. After the connection drops and comes back, and every
  * SWEEP_EVERY_MS while streams are open, one query reads every watched turn's `last_seq` and wakes
  * the streams that are behind it — nothing missed, nothing read twice.
@@ -38,7 +44,11 @@ export class TurnEventHub {
     private readonly sweepEveryMs = SWEEP_EVERY_MS,
   ) {
     listener.on(TURN_EVENTS_CHANNEL, {
-      notify: (turnId) => this.wake(turnId),
+      notify: (payload) => {
+        const notification = decodeTurnNotification(payload);
+        if (notification) this.wake(notification.turnId, notification.appended);
+        else this.logger.warn({ payload: payload.slice(0, 200) }, 'turn event notification without a turn id; the sweep catches up');
+      },
       // Whatever was appended while nobody listened: streams behind their turn's log catch up.
       listening: () => void this.sweep(),
     });
@@ -60,8 +70,8 @@ export class TurnEventHub {
     };
   }
 
-  private wake(turnId: string): void {
-    for (const watcher of this.watchers.get(turnId) ?? []) watcher.wake();
+  private wake(turnId: string, appended: Appended | undefined): void {
+    for (const watcher of this.watchers.get(turnId) ?? []) watcher.wake(appended);
   }
 
   private wakeAll(): void {

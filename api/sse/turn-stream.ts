@@ -1,4 +1,5 @@
 import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
+import type { Appended, EventText } from '../../db/turn-notification';
 import { isTerminal, type TurnEvent } from '../../domain/turn-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
@@ -17,7 +18,8 @@ export interface TurnStreamOptions {
  * Answers with the turn's events after `afterSeq` as Server-Sent Events, then follows the log
  * live until the terminal event, which ends the stream. It reads only when the hub wakes it (a
  * notification for its turn, or the hub finding it behind), never on a timer of its own, so an
- * idle stream costs no query. Wire format (README: SSE wire format):
+ * idle stream costs no query; a notification that carries the very next events is written with
+ * no read at all. Wire format (README: SSE wire format):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
 function startEventStream(ctx: ApiContext): void {
@@ -56,7 +58,8 @@ export function streamTurn(
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
   let reading = false;
-  let again = false;
+  /** The highest seq a wake during a read asked for (Infinity: unknown); read again while it is not sent. */
+  let wanted = 0;
   let finished = false;
   const closed = opts.opened?.();
 
@@ -70,30 +73,39 @@ export function streamTurn(
     out.end();
   };
 
-  const read = async (): Promise<void> => {
-    if (finished) return;
-    if (reading) {
-      again = true;
-      return;
+  /**
+   * Writes the events after `lastSeq`, in order, in one write; the terminal event ends the stream
+   * (true). Events already sent are skipped: carried events may be written while a read that
+   * also returns them is under way.
+   */
+  const write = (events: readonly EventText[]): boolean => {
+    let chunk = '';
+    for (const { seq, type, data } of events) {
+      if (seq <= lastSeq) continue;
+      chunk += `id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`;
+      lastSeq = seq;
+      if (isTerminal({ type })) {
+        out.write(chunk);
+        finish();
+        return true;
+      }
     }
+    if (chunk) out.write(chunk);
+    return false;
+  };
+
+  const read = async (upTo = Infinity): Promise<void> => {
+    if (finished) return;
+    wanted = Math.max(wanted, upTo);
+    if (reading) return;
     reading = true;
     try {
-      do {
-        again = false;
-        const events = await deps.turns.eventsAfter({ turnId, seq: lastSeq });
-        let chunk = '';
-        for (const { seq, event } of events) {
-          chunk += `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-          lastSeq = seq;
-          if (isTerminal(event)) {
-            out.write(chunk);
-            finish();
-            return;
-          }
-        }
-        if (chunk) out.write(chunk);
-        if (events.length === EVENTS_PAGE_SIZE) again = true; // a long backlog: keep reading
-      } while (again && !finished);
+      while (wanted > lastSeq && !finished) {
+        wanted = 0;
+        const events = await deps.turns.eventTextsAfter({ turnId, seq: lastSeq });
+        if (write(events)) return;
+        if (events.length === EVENTS_PAGE_SIZE) wanted = Infinity; // a long backlog: keep reading
+      }
       failures = 0;
     } catch (err) {
       // A failed read (the database restarting, a failover) keeps the stream open: keepalives go
@@ -111,8 +123,18 @@ export function streamTurn(
     }
   };
 
-  // Subscribed before the first read: a notification during it makes the read go round again.
-  const unsubscribe = deps.hub.subscribe(turnId, { wake: () => void read(), seen: () => lastSeq });
+  const wake = (appended?: Appended): void => {
+    if (finished) return;
+    if (!appended) return void read();
+    if (appended.last <= lastSeq) return; // sent already: a read got there first
+    // Exactly the next events: written as they came. A stream behind them reads from its last seq.
+    if (appended.events && appended.first === lastSeq + 1) write(appended.events);
+    else void read(appended.last);
+  };
+
+  // Subscribed before the first read: a notification during it is written (or skipped) by seq, or
+  // makes the read go round again.
+  const unsubscribe = deps.hub.subscribe(turnId, { wake, seen: () => lastSeq });
   const stopKeepalive = opts.keepalives.add(() => out.write(': keepalive\n\n'));
   out.on('close', finish);
   void read();

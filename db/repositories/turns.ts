@@ -4,6 +4,7 @@ import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { ConversationRow } from './conversations';
 import type { Db } from '../connect';
+import { notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
 export interface TurnRow {
   id: string;
@@ -56,11 +57,8 @@ interface StoredEvent {
   event: TurnEvent;
 }
 
-/** Events `eventsAfter` reads at most at once; a full page means more may follow. */
+/** Events `eventsAfter` and `eventTextsAfter` read at most at once; a full page means more may follow. */
 export const EVENTS_PAGE_SIZE = 1000;
-
-/** The channel the API LISTENs on; the payload is only the turn id. */
-export const TURN_EVENTS_CHANNEL = 'turn_events';
 
 /**
  * Turns and their event log. Appends take the next sequence numbers from `turns.last_seq` in the
@@ -178,8 +176,9 @@ export class TurnsRepository {
     const n = input.events.length;
     const writer = input.writer ?? null;
     // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
-    // events under them, and NOTIFY — or, when the turn has ended or another writer holds it,
-    // none of the three.
+    // events under them, and NOTIFY with their seq range and, when small, the events themselves
+    // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
+    // the three.
     const result = await (trx ?? this.db).raw(
       `with t as (
          update turns set last_seq = last_seq + ?
@@ -188,8 +187,9 @@ export class TurnsRepository {
        ins as (
          insert into turn_events (turn_id, seq, type, data, step)
          select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
-           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord))
-       select pg_notify(?, ?) from t`,
+           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
+         returning seq, type, data)
+       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
       [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), TURN_EVENTS_CHANNEL, input.turnId],
     );
     return (result as { rows: unknown[] }).rows.length > 0;
@@ -226,6 +226,19 @@ export class TurnsRepository {
       .limit(limit)
       .select('seq', 'data');
     return rows.map((r: { seq: number; data: TurnEvent }) => ({ seq: r.seq, event: r.data }));
+  }
+
+  /**
+   * Events after `seq`, in order (at most `limit`), with their data as the stored JSON text: what a
+   * stream writes, with no parse and stringify on the way.
+   */
+  async eventTextsAfter({ turnId, seq, limit = EVENTS_PAGE_SIZE }: { turnId: string; seq: number; limit?: number }): Promise<EventText[]> {
+    return this.db('turn_events')
+      .where({ turn_id: turnId })
+      .andWhere('seq', '>', seq)
+      .orderBy('seq', 'asc')
+      .limit(limit)
+      .select<EventText[]>('seq', 'type', this.db.raw('data::text as data'));
   }
 
   /** The text a model step has streamed so far, as a consumer shows it (a reset starts it over). */
