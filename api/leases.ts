@@ -1,4 +1,5 @@
 import type { LeasesRepository } from '../db/repositories/leases';
+import { CountGate } from './count-gate';
 
 /** How long a lease lives unless renewed; a replica that dies frees its leases within this. */
 const LEASE_TTL_SECONDS = 60;
@@ -11,6 +12,12 @@ const RENEW_EVERY_MS = 20_000;
 export class LeaseKeeper {
   private readonly held = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * One take of a holder's kind at a time in this process: opens that race for the last free
+   * slots would otherwise wait on each other's rows in PostgreSQL, each holding a pooled
+   * connection (and could be refused below the limit); here they wait in memory instead.
+   */
+  private readonly takes = new CountGate(1);
 
   constructor(
     private readonly leases: LeasesRepository,
@@ -20,7 +27,7 @@ export class LeaseKeeper {
 
   /** A lease of `kind` for `holder` if it holds fewer than `limit`, with the function that gives it back; undefined when full. */
   async take(holder: string, kind: string, limit: number): Promise<(() => void) | undefined> {
-    const id = await this.leases.acquire({ holder, kind, limit, ttlSeconds: LEASE_TTL_SECONDS });
+    const id = await this.takes.run(`${holder}:${kind}`, () => this.leases.acquire({ holder, kind, limit, ttlSeconds: LEASE_TTL_SECONDS }));
     if (id === undefined) return undefined;
     this.held.add(id);
     this.timer ??= setInterval(() => this.renew(), RENEW_EVERY_MS);

@@ -60,6 +60,28 @@ async function calmClient(baseURL: string, apiKey: string, until: number): Promi
   return { latencies, other };
 }
 
+/**
+ * A short burst of every kind of request the flood sends, above the limits (reads, 1 KiB uploads
+ * to paths of their own, the refusals both get), then a pause until every window has passed.
+ */
+async function warmUp(baseURL: string, keys: { reader: string; uploader: string; agentId: string }): Promise<void> {
+  const send = async (apiKey: string, method: 'GET' | 'PUT', path: string) => {
+    const res = await fetch(`${baseURL}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(method === 'PUT' ? { 'content-type': 'text/plain' } : {}) },
+      ...(method === 'PUT' ? { body: 'x'.repeat(1024) } : {}),
+    });
+    await res.arrayBuffer();
+  };
+  for (let round = 0; round < 3; round++) {
+    await Promise.all([
+      ...Array.from({ length: 30 }, () => send(keys.reader, 'GET', '/v1/workspace')),
+      ...Array.from({ length: 30 }, (_, i) => send(keys.uploader, 'PUT', `/v1/agents/${keys.agentId}/knowledge/warm-${round}-${i}.txt`)),
+    ]);
+  }
+  await sleep(2000);
+}
+
 /** Runs the flood in a child process; resolves `started` when it begins and `done` with its counts. */
 function flood(spec: FloodSpec): { started: Promise<void>; done: Promise<FloodCounts> } {
   // Through `nice`, so every thread of the child (V8's and libuv's too) starts at that priority.
@@ -103,6 +125,9 @@ async function main(): Promise<void> {
     }).then((r) => r.json() as Promise<{ id: string }>);
 
     log('warm-up');
+    // Every path the flood takes runs a few times first (reads, uploads, refusals), so that its
+    // first second does not measure V8 compiling them: a server that has been up has them warm.
+    await warmUp(stack.apiURL, { reader: readers[0]!, uploader, agentId: agent.id });
     await calmClient(stack.apiURL, calmKey, Date.now() + 3000);
     log(`quiet: the well-behaved client alone for ${QUIET_SECONDS} s`);
     const quiet = await calmClient(stack.apiURL, calmKey, Date.now() + QUIET_SECONDS * 1000);

@@ -4,6 +4,7 @@ import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
 import { assertRateLimited, endlessTurn, newConversation, openStream, trickleUpload } from '../support/limits';
 import { waitFor } from '../support/wait';
+import { LeaseKeeper } from '../../api/leases';
 
 describe('limits: streams, uploads and running turns at once', () => {
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_STREAMS_MAX: 2, KEY_UPLOADS_MAX: 1, WORKSPACE_RUNNING_TURNS_MAX: 2 } }));
@@ -99,6 +100,17 @@ describe('limits: streams, uploads and running turns at once', () => {
       10_000,
     );
     assert.equal(after.status, 200);
+  });
+
+  it('opens of one process racing for the places of a key each get one while places are free: none is refused below the limit', async () => {
+    const keeper = new LeaseKeeper(api.repos.leases, () => undefined);
+    for (let round = 0; round < 5; round++) {
+      const holder = `keeper-${round}-${Date.now()}`;
+      const releases = await Promise.all(Array.from({ length: 60 }, () => keeper.take(holder, 'uploads', 60)));
+      assert.equal(releases.filter((r) => r !== undefined).length, 60, `round ${round}: all 60 places taken by 60 opens`);
+      assert.equal(await keeper.take(holder, 'uploads', 60), undefined, 'the 61st is refused');
+      for (const release of releases) release?.();
+    }
   });
 
   it('leases taken in a race never pass the limit, and expired ones are taken over', async () => {
