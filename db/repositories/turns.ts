@@ -257,17 +257,32 @@ export class TurnsRepository {
     input: { turnId: string; status: Exclude<TurnStatus, 'running'>; terminal: TurnEvent; usage?: unknown; cost?: number },
     trx: Knex.Transaction,
   ): Promise<boolean> {
-    const locked = await trx<TurnRow>('turns').where({ id: input.turnId }).forUpdate().first();
-    if (!locked || locked.status !== 'running') return false;
-    await this.append({ turnId: input.turnId, events: [input.terminal] }, trx);
-    await trx('turns')
-      .where({ id: input.turnId })
-      .update({
-        status: input.status,
-        finished_at: trx.raw('now()'),
-        usage: input.usage === undefined ? null : JSON.stringify(input.usage),
-        cost: input.cost ?? null,
-      });
-    return true;
+    // One statement: end the running turn (its row stays locked to the transaction's end), append
+    // the terminal event under the next seq and NOTIFY, as `append` does — or nothing at all when
+    // the turn had already ended.
+    const result = await trx.raw(
+      `with t as (
+         update turns set last_seq = last_seq + 1, status = ?, finished_at = now(), usage = ?::jsonb, cost = ?
+          where id = ? and status = 'running'
+          returning last_seq),
+       ins as (
+         insert into turn_events (turn_id, seq, type, data, step)
+         select ?, t.last_seq, ?::jsonb->>'type', ?::jsonb, null from t
+         returning seq, type, data)
+       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
+      [
+        input.status,
+        input.usage === undefined ? null : JSON.stringify(input.usage),
+        input.cost ?? null,
+        input.turnId,
+        input.turnId,
+        JSON.stringify(input.terminal),
+        JSON.stringify(input.terminal),
+        TURN_EVENTS_CHANNEL,
+        input.turnId,
+      ],
+    );
+    return (result as { rows: unknown[] }).rows.length > 0;
   }
+
 }

@@ -54,17 +54,13 @@ export class WorkspacesRepository {
     { workspaceId, turnId, amount }: { workspaceId: string; turnId: string; amount: number },
     trx?: Knex.Transaction,
   ): Promise<boolean> {
-    const debit = async (t: Knex.Transaction) => {
-      const inserted = await t('credit_debits')
-        .insert({ turn_id: turnId, workspace_id: workspaceId, amount })
-        .onConflict('turn_id')
-        .ignore()
-        .returning('turn_id');
-      if (inserted.length === 0) return false;
-      await this.addCredits({ id: workspaceId, amount: -amount }, t);
-      return true;
-    };
-    return trx ? debit(trx) : this.db.transaction(debit);
+    // One statement, atomic on its own: the debit row (keyed by the turn) and, only when it is new, the balance.
+    const result = await (trx ?? this.db).raw(
+      `with d as (insert into credit_debits (turn_id, workspace_id, amount) values (?, ?, ?) on conflict (turn_id) do nothing returning amount)
+       update workspaces set credits = credits - d.amount from d where workspaces.id = ? returning workspaces.id`,
+      [turnId, workspaceId, amount, workspaceId],
+    );
+    return (result as { rows: unknown[] }).rows.length > 0;
   }
 
   /** The operator flag that lets a workspace run the diagnostics probe (README: Limits); undefined when no such workspace. */
