@@ -160,10 +160,12 @@ export class ConversationsService {
   async ask(workspaceId: string, conversationId: string, input: AskInput, requestId?: string): Promise<string> {
     const { repos, db } = this.deps;
     const { turnId, run } = await db.transaction(async (trx) => {
-      const row = await repos.conversations.lock({ workspaceId, conversationId }, trx);
-      if (!row) throw notFound();
+      // One statement: the conversation, locked, with its pinned version's configuration.
+      const locked = await repos.conversations.lockWithConfig({ workspaceId, conversationId }, trx);
+      if (!locked) throw notFound();
+      const { row } = locked;
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
-      const run = row.agent_id ? await this.agentRun(row, trx) : await managerRun(repos, row, trx);
+      const run = row.agent_id ? await this.agentRun(row, trx, locked.config) : await managerRun(repos, row, trx);
       await this.refuseBusyWorkspace(workspaceId, trx);
       const admitted = await admitTurn(repos, { conversation: row, reserve: this.deps.limits.reserveCredits ?? 0 }, trx);
       if ('refused' in admitted) throw new AppError(admitted.refused, admitted.message);
@@ -207,8 +209,8 @@ export class ConversationsService {
   }
 
   /** An agent's turn: refused while the conversation is not ready. */
-  private async agentRun(row: ConversationRow, trx: Knex.Transaction): Promise<TurnRun> {
-    const config = await this.pinnedConfig(row, trx);
+  private async agentRun(row: ConversationRow, trx: Knex.Transaction, pinned?: AgentConfig): Promise<TurnRun> {
+    const config = pinned ?? (await this.pinnedConfig(row, trx));
     // Most agents require nothing: then there is nothing stored to read.
     const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
     const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];

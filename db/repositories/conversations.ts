@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { AgentConfig } from '../../domain/agent';
 import type { Message } from '../../domain/conversation';
 import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
@@ -117,8 +118,23 @@ export class ConversationsRepository {
     return trx<ConversationRow>('conversations').whereRaw(`trigger->>'run' = ?`, [run]).first();
   }
 
-  async lock({ workspaceId, conversationId }: { workspaceId: string; conversationId: string }, trx: Knex.Transaction): Promise<ConversationRow | undefined> {
-    return trx<ConversationRow>('conversations').where({ id: conversationId, workspace_id: workspaceId }).forUpdate().first();
+  /**
+   * The conversation, locked to the end of the transaction, with the configuration of the agent
+   * version it is pinned to (none for a project's conversation, or when that version is gone), in
+   * one statement: what an ask reads first.
+   */
+  async lockWithConfig(
+    { workspaceId, conversationId }: { workspaceId: string; conversationId: string },
+    trx: Knex.Transaction,
+  ): Promise<{ row: ConversationRow; config: AgentConfig | undefined } | undefined> {
+    const found = await trx('conversations as c')
+      .leftJoin('agent_versions as v', (j) => j.on('v.agent_id', 'c.agent_id').andOn('v.number', 'c.version'))
+      .where({ 'c.id': conversationId, 'c.workspace_id': workspaceId })
+      .forUpdate('c')
+      .first<(ConversationRow & { pinned_config: AgentConfig | null }) | undefined>('c.*', 'v.config as pinned_config');
+    if (!found) return undefined;
+    const { pinned_config: config, ...row } = found;
+    return { row, config: config ?? undefined };
   }
 
   async listForAgent({ workspaceId, agentId }: { workspaceId: string; agentId: string }): Promise<ConversationRow[]> {
