@@ -1,37 +1,17 @@
 import assert from 'node:assert/strict';
 import { LISTENER_APPLICATION_NAME } from '../../api/pg-listener';
-import { readSSE } from '../../sdk/src/sse';
 import type { TurnEvent } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
 import { endlessTurn, newConversation } from '../support/limits';
+import { followTurnEvents, type TurnFollower } from '../support/sse';
 import { waitFor } from '../support/wait';
 
 /** Streams open at once: enough that one query per stream per poll would stand out. */
 const STREAMS = 20;
 
-interface Follower {
-  turnId: string;
-  seqs: number[];
-  types: TurnEvent['type'][];
-  close(): void;
-}
-
-/** Follows `GET /v1/turns/:id/events`, recording every event's seq and type as it arrives. */
-async function follow(baseURL: string, apiKey: string, turnId: string): Promise<Follower> {
-  const controller = new AbortController();
-  const res = await fetch(`${baseURL}/v1/turns/${turnId}/events`, { headers: { authorization: `Bearer ${apiKey}` }, signal: controller.signal });
-  assert.equal(res.status, 200);
-  assert.ok(res.body);
-  const f: Follower = { turnId, seqs: [], types: [], close: () => controller.abort() };
-  const body = res.body;
-  void (async () => {
-    for await (const m of readSSE(body, controller.signal)) {
-      f.seqs.push(Number(m.id));
-      f.types.push((JSON.parse(m.data) as TurnEvent).type);
-    }
-  })().catch(() => undefined); // aborting at the end of the test ends the read
-  return f;
-}
+/** The seqs and event types a follower has received so far. */
+const seqsOf = (f: TurnFollower) => f.frames.map((x) => x.seq);
+const typesOf = (f: TurnFollower) => f.frames.map((x) => x.type);
 
 const textEvent = (text: string): TurnEvent => ({ type: 'text', text });
 
@@ -41,7 +21,7 @@ describe('idle turn streams: woken by their turn’s notification, never polling
   // Nested, so that its `after` closes the streams before the outer one stops the API.
   describe(`${STREAMS} streams of running turns`, () => {
     let apiKey: string;
-    let followers: Follower[] = [];
+    let followers: TurnFollower[] = [];
 
     before(async () => {
       const ws = await api.newWorkspace({ name: 'idle streams' });
@@ -49,9 +29,9 @@ describe('idle turn streams: woken by their turn’s notification, never polling
       for (let i = 0; i < STREAMS; i++) {
         const { conversationId } = await newConversation(api, apiKey);
         const turnId = await endlessTurn(api, ws.workspace.id, conversationId);
-        followers.push(await follow(api.baseURL, apiKey, turnId));
+        followers.push(await followTurnEvents(api.baseURL, apiKey, turnId));
       }
-      await waitFor('every stream has its start event', () => followers.every((f) => f.seqs.length === 1), Boolean, 10_000);
+      await waitFor('every stream has its start event', () => followers.every((f) => seqsOf(f).length === 1), Boolean, 10_000);
     });
 
     after(() => {
@@ -72,11 +52,11 @@ describe('idle turn streams: woken by their turn’s notification, never polling
       const target = followers[7]!;
       const sent = performance.now();
       await api.repos.turns.append({ turnId: target.turnId, events: [textEvent('hello')] });
-      await waitFor('the event on its stream', () => target.seqs.length, (n) => n === 2, 5000);
+      await waitFor('the event on its stream', () => seqsOf(target).length, (n) => n === 2, 5000);
       assert.ok(performance.now() - sent < 1000, 'delivered by the notification, not by a later sweep');
-      assert.deepEqual(target.types, ['start', 'text']);
+      assert.deepEqual(typesOf(target), ['start', 'text']);
       await new Promise((r) => setTimeout(r, 200));
-      for (const f of followers) if (f !== target) assert.deepEqual(f.seqs, [1], 'no other stream saw anything');
+      for (const f of followers) if (f !== target) assert.deepEqual(seqsOf(f), [1], 'no other stream saw anything');
     });
 
     it('when the LISTEN connection is cut, every stream catches up from its last seq: nothing missed, nothing repeated', async () => {
@@ -90,10 +70,10 @@ describe('idle turn streams: woken by their turn’s notification, never polling
       await api.db.raw('select pg_terminate_backend(?)', [before.rows[0]!.pid]);
       await waitFor('the listener gone', listener, (r) => !r.rows.some((row) => row.pid === before.rows[0]!.pid), 5000);
       // Appended while nobody listens: these notifications are lost.
-      const seqsBefore = followers.map((f) => f.seqs.at(-1)!);
+      const seqsBefore = followers.map((f) => seqsOf(f).at(-1)!);
       for (const f of followers) await api.repos.turns.append({ turnId: f.turnId, events: [textEvent('a'), textEvent('b')] });
-      await waitFor('every stream caught up', () => followers.every((f, i) => f.seqs.length > 0 && f.seqs.at(-1) === seqsBefore[i]! + 2), Boolean, 10_000);
-      for (const f of followers) assert.deepEqual(f.seqs, Array.from({ length: f.seqs.length }, (_, i) => i + 1), `${f.turnId}: gap-free and once`);
+      await waitFor('every stream caught up', () => followers.every((f, i) => seqsOf(f).length > 0 && seqsOf(f).at(-1) === seqsBefore[i]! + 2), Boolean, 10_000);
+      for (const f of followers) assert.deepEqual(seqsOf(f), Array.from({ length: seqsOf(f).length }, (_, i) => i + 1), `${f.turnId}: gap-free and once`);
       assert.equal((await listener()).rows.length, 1, 'listening again');
     });
 
@@ -105,7 +85,7 @@ describe('idle turn streams: woken by their turn’s notification, never polling
         await trx('turn_events').insert({ turn_id: target.turnId, seq: row!.last_seq, type: 'done', data: JSON.stringify({ type: 'done', reply: 'late' }) });
         await trx('turns').where({ id: target.turnId }).update({ status: 'done', finished_at: trx.fn.now() });
       });
-      await waitFor('the terminal event', () => target.types.at(-1), (t) => t === 'done', 15_000);
+      await waitFor('the terminal event', () => typesOf(target).at(-1), (t) => t === 'done', 15_000);
     });
   });
 });

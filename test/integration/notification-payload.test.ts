@@ -4,38 +4,11 @@ import { createDb, type Db } from '../../db/connect';
 import { TurnsRepository } from '../../db/repositories/turns';
 import { CARRY_EVENTS_MAX_BYTES, decodeTurnNotification, TURN_EVENTS_CHANNEL } from '../../db/turn-notification';
 import type { TurnEvent } from '../../domain/turn-events';
-import { readSSE } from '../../sdk/src/sse';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { endlessTurn, newConversation } from '../support/limits';
+import { followTurnEvents as follow, type TurnFollower as Follower, type TurnFrame as Frame } from '../support/sse';
 import { waitFor } from '../support/wait';
-
-interface Frame {
-  seq: number;
-  type: string;
-  data: string;
-}
-
-/** A client of `GET /v1/turns/:id/events`: every frame as it arrived, and whether the stream ended. */
-interface Follower {
-  frames: Frame[];
-  ended: boolean;
-  close(): void;
-}
-
-async function follow(baseURL: string, apiKey: string, turnId: string): Promise<Follower> {
-  const controller = new AbortController();
-  const res = await fetch(`${baseURL}/v1/turns/${turnId}/events`, { headers: { authorization: `Bearer ${apiKey}` }, signal: controller.signal });
-  assert.equal(res.status, 200);
-  assert.ok(res.body);
-  const f: Follower = { frames: [], ended: false, close: () => controller.abort() };
-  const body = res.body;
-  void (async () => {
-    for await (const m of readSSE(body, controller.signal)) f.frames.push({ seq: Number(m.id), type: m.event ?? '', data: m.data });
-    f.ended = true;
-  })().catch(() => undefined); // aborting at the end of the test ends the read
-  return f;
-}
 
 const text = (t: string): TurnEvent => ({ type: 'text', text: t });
 const seqs = (f: Follower) => f.frames.map((x) => x.seq);
