@@ -1,10 +1,9 @@
 /**
  * At most `perKey` operations of one key run at once in this process; the rest wait their turn
- * here, in memory, in arrival order. The rate limiters use it so that a flood of one key cannot
- * fill the database pool with counts of that key: at the start of a flood (hundreds of requests
- * at once, before the first refusal has put the key's block in memory) every request would
- * otherwise take a pooled connection to count, and other keys' requests would queue behind them.
- * Once a count comes back refused, the waiting requests of that key are refused from memory.
+ * here, in memory, in arrival order. The lease keeper (leases.ts) takes one lease of a key's kind
+ * at a time with it, so that requests racing for a key's last places do not each hold a pooled
+ * connection while they wait on one another's rows. (Rate-limit counts batch instead:
+ * count-batcher.ts.)
  */
 export class CountGate {
   private readonly keys = new Map<string, { running: number; waiting: Array<() => void> }>();

@@ -5,8 +5,8 @@ import type { LeasesRepository } from '../db/repositories/leases';
 import { RateLimitRefusal } from '../domain/errors';
 import type { ApiState } from './context';
 import { LeaseKeeper } from './leases';
-import { CountGate } from './count-gate';
-import { COUNTS_IN_FLIGHT_PER_KEY, type CountedLimit, consumeAll, postgresLimiter } from './rate-limits';
+import { type KeyPacer, keyPacer } from './key-pacer';
+import { type CountedLimit, consumeAll, limitCounts, postgresLimiter } from './rate-limits';
 import type { RefusalHold } from './refusal-hold';
 
 type KeyLimitsConfig = Pick<Config, 'KEY_BURST_PER_SECOND' | 'KEY_REQUESTS_PER_MINUTE' | 'KEY_STREAMS_MAX' | 'KEY_UPLOADS_MAX'>;
@@ -29,7 +29,8 @@ export class KeyLimits {
   /** Per second (burst) and per minute, counted together (`consumeAll`). */
   private readonly requests: readonly CountedLimit[];
   private readonly keeper: LeaseKeeper;
-  private readonly gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
+  private readonly gate = limitCounts();
+  private readonly pacer: KeyPacer;
 
   constructor(
     db: Db,
@@ -44,14 +45,17 @@ export class KeyLimits {
       { limiter: postgresLimiter(db, 'key-minute', config.KEY_REQUESTS_PER_MINUTE, 60), what: 'requests with this API key in one minute' },
     ];
     this.keeper = new LeaseKeeper(leases, onError);
+    this.pacer = keyPacer(config.KEY_BURST_PER_SECOND);
   }
 
   /**
    * One request of a key (`key`: what it is counted under): within its one-second burst and its
-   * per-minute budget, both counted at once (one round trip before the route, not two).
+   * per-minute budget, both counted at once (one round trip before the route, not two); then, once
+   * let through, started at the key's pace in this process (key-pacer.ts).
    */
-  request(key: string): Promise<void> {
-    return consumeAll(this.requests, key, this.refusalHold, this.gate);
+  async request(key: string): Promise<void> {
+    await consumeAll(this.requests, key, this.refusalHold, this.gate);
+    await this.pacer.wait(key);
   }
 
   /** Middleware for a route whose response holds one of the key's `kind` slots until it closes. */

@@ -3,7 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import { AppError, RateLimitRefusal } from '../domain/errors';
-import { CountGate } from './count-gate';
+import { CountBatcher } from './count-batcher';
 import type { RefusalHold } from './refusal-hold';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -25,7 +25,7 @@ export class PublicRateLimits {
   private readonly agent: RateLimiterPostgres;
   private readonly reads: RateLimiterPostgres;
   private readonly webhooks: RateLimiterPostgres;
-  private readonly gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
+  private readonly gate = limitCounts();
 
   constructor(
     db: Db,
@@ -91,50 +91,87 @@ function blockedInMemory(limiter: RateLimiterPostgres, key: string): boolean {
   return blocks.getInMemoryBlockMsBeforeExpire(limiter.getKey(key)) > 0;
 }
 
+/** What one count says of one request: let through, refused by a limit, or not counted (the database failed). */
+type CountOutcome = 'admitted' | 'failed' | { limit: CountedLimit; msBeforeNext: number; refunds: Promise<unknown> };
+
 /**
- * Counts one action of `key` against every limit of `limits` at once: one round trip of latency,
- * not one per limit. A refusal by any is one 429 `rate_limited`, answered after `hold` has held it
- * once (refusal-hold.ts), named after the refusing limit with the longest wait; its `retryAfter`
- * is what is left of that wait once the hold has passed. A refused request spends no point of the
- * limits that let it through. When a limit already refuses the key from this process's memory,
- * only the limits that do are counted: a flood over a limit costs no query and spends none of the
- * other limits' points. Any other failure is `database_unavailable`.
+ * Counts `n` requests of `key` (a batch, in arrival order) against every limit of `limits` at once:
+ * one statement per limit, whatever `n`. Answers one outcome per request: the first ones that every
+ * limit still had room for are admitted, the rest refused by the limit with the longest wait.
+ * Every limit that counted the batch gets back the points of the requests not admitted, so a
+ * refused request spends nothing. When a limit already refuses the key from this process's
+ * memory, only the limits that do are asked: a flood over a limit costs no query.
  */
-export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: CountGate): Promise<void> {
-  // Checked once the key's turn at the gate has come: a count ahead of it may have put the block in memory.
-  const gateKey = `${limits.map((l) => l.limiter.keyPrefix).join('+')}:${key}`;
-  const { counted, results } = await gate.run(gateKey, async () => {
-    const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
-    const counted = blocked.length > 0 ? blocked : limits;
-    return { counted, results: await Promise.allSettled(counted.map((l) => l.limiter.consume(key))) };
-  });
-  let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
+async function countBatch(limits: readonly CountedLimit[], key: string, n: number): Promise<CountOutcome[]> {
+  // Checked once the batch's turn has come: a count ahead of it may have put the block in memory.
+  const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
+  const counted = blocked.length > 0 ? blocked : limits;
+  const results = await Promise.allSettled(counted.map((l) => l.limiter.consume(key, n)));
+  let fit = n;
   let failed = false;
+  let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
+  const reachedStore: CountedLimit[] = [];
   for (const [i, r] of results.entries()) {
-    if (r.status === 'fulfilled') continue;
-    if (!(r.reason instanceof RateLimiterRes)) failed = true;
-    else if (!refusal || r.reason.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit: counted[i]!, res: r.reason };
+    const limit = counted[i]!;
+    if (r.status === 'fulfilled') {
+      reachedStore.push(limit);
+      continue;
+    }
+    if (!(r.reason instanceof RateLimiterRes)) {
+      failed = true;
+      continue;
+    }
+    // consumedPoints is the window's count with the batch in it; 0 when refused from memory (nothing counted).
+    const res = r.reason;
+    if (res.consumedPoints > 0) reachedStore.push(limit);
+    const room = res.consumedPoints > 0 ? limit.limiter.points - (res.consumedPoints - n) : 0;
+    fit = Math.min(fit, Math.max(0, room));
+    if (!refusal || res.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit, res };
   }
+  const admitted = failed ? 0 : fit;
+  const back = n - admitted;
+  const refunds =
+    back > 0 && reachedStore.length > 0 ? Promise.all(reachedStore.map((l) => l.limiter.reward(key, back).catch(() => undefined))) : Promise.resolve();
   // Over a limit is the answer even when another limit could not be counted: the client must wait either way.
-  if (refusal) {
-    // The limits that let it through get their point back, during the hold.
-    const refunds = counted.filter((_, i) => results[i]!.status === 'fulfilled').map((l) => l.limiter.reward(key).catch(() => undefined));
-    const held = await hold.wait();
-    await Promise.all(refunds);
-    const retryAfter = Math.max(1, Math.ceil((refusal.res.msBeforeNext - held) / 1000));
-    throw new RateLimitRefusal(refusal.limit.limiter.keyPrefix, `too many ${refusal.limit.what}; try again in ${retryAfter} s`, retryAfter);
-  }
-  if (failed) throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
+  return Array.from({ length: n }, (_, i): CountOutcome => {
+    if (i < admitted) return 'admitted';
+    if (refusal && i >= fit) return { limit: refusal.limit, msBeforeNext: refusal.res.msBeforeNext, refunds };
+    return 'failed';
+  });
+}
+
+/**
+ * Counts one request of `key` against every limit of `limits` at once (one round trip of latency,
+ * not one per limit), in a batch with the key's other requests that wait meanwhile (`gate`,
+ * count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, answered after `hold` has
+ * held it once (refusal-hold.ts), named after the refusing limit with the longest wait; its
+ * `retryAfter` is what is left of that wait once the hold has passed. Any other failure is
+ * `database_unavailable`.
+ */
+export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
+  const gateKey = `${limits.map((l) => l.limiter.keyPrefix).join('+')}:${key}`;
+  const outcome = await gate.run(gateKey, (n) => countBatch(limits, key, n));
+  if (outcome === 'admitted') return;
+  if (outcome === 'failed') throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
+  const held = await hold.wait();
+  await outcome.refunds;
+  const retryAfter = Math.max(1, Math.ceil((outcome.msBeforeNext - held) / 1000));
+  throw new RateLimitRefusal(outcome.limit.limiter.keyPrefix, `too many ${outcome.limit.what}; try again in ${retryAfter} s`, retryAfter);
 }
 
 /** Counts one action of `key` against one limit (`consumeAll` of one). */
-export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold, gate: CountGate): Promise<void> {
+export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
   return consumeAll([{ limiter, what }], key, hold, gate);
 }
 
+/** The counts of a set of limiters in one process, batched per key (count-batcher.ts). */
+export type LimitCounts = CountBatcher<CountOutcome>;
+
 /**
- * Counts of one key (of one set of limits) in flight at once per process (count-gate.ts). Two: a
- * second count can start while the first is on its way back, and a flood of one key holds at most
- * two pooled connections until its block is in memory.
+ * A key's counts in flight at once: two, so a second count can start while the first is on its
+ * way back, and a flood of one key holds at most two pooled connections per limit; whoever comes
+ * meanwhile is counted in the next batch, of at most 64 requests.
  */
-export const COUNTS_IN_FLIGHT_PER_KEY = 2;
+export function limitCounts(): LimitCounts {
+  return new CountBatcher<CountOutcome>(2, 64);
+}

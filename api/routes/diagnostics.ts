@@ -6,8 +6,7 @@ import type { roundTripProbe } from '../../workflows/probe';
 import { WorkspaceIdKey } from '../../workflows/search-attributes';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
-import { CountGate } from '../count-gate';
-import { consume, COUNTS_IN_FLIGHT_PER_KEY, postgresLimiter } from '../rate-limits';
+import { consume, limitCounts, postgresLimiter } from '../rate-limits';
 import type { RefusalHold } from '../refusal-hold';
 import type { ApiRouter } from '../routing';
 
@@ -39,7 +38,7 @@ const WAIT_MS = 15_000;
  */
 export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'db' | 'repos'>, refusalHold: RefusalHold): void {
   const perWorkspace = postgresLimiter(db, 'diagnostics', config.DIAGNOSTICS_PER_MINUTE, 60);
-  const gate = new CountGate(COUNTS_IN_FLIGHT_PER_KEY);
+  const gate = limitCounts();
   r.add(
     {
       method: 'post', path: '/v1/diagnostics/round-trip', operationId: 'roundTrip', tag: 'Operations',

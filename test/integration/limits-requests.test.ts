@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createDb, type Db } from '../../db/connect';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../support/http';
@@ -144,5 +146,54 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
     // Which limit refuses which request depends on how the racing requests were counted; the metric agrees with the answers.
     const byMinute = refused.filter((a) => /in one minute/.test(a.res.body.error.message)).length;
     assert.deepEqual(await refusals(), { burst: before.burst + refused.length - byMinute, minute: before.minute + byMinute });
+  });
+});
+
+describe("limits: a key's first wave, counted together and paced", () => {
+  const BURST = 8; // paced: 2 at once (a quarter of the second's allowance), then one every 125 ms
+  const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: BURST, KEY_REQUESTS_PER_MINUTE: 1000, RATE_LIMIT_HOLD_MS: 200 } }));
+  let db: Db;
+  before(() => {
+    db = createDb({ url: fixture().databaseUrl, poolMax: 2 });
+  });
+  after(() => db.destroy());
+
+  /** What the limits have stored for an API key (its digest, as the API counts it). */
+  async function stored(apiKey: string): Promise<{ burst: number; minute: number }> {
+    const digest = createHash('sha256').update(apiKey).digest('base64url').slice(0, 32);
+    const rows = await db('rate_limits').whereIn('key', [`key-burst:${digest}`, `key-minute:${digest}`]).select('key', 'points');
+    const points = (prefix: string) => Number(rows.find((r: { key: string }) => r.key.startsWith(prefix))?.points ?? 0);
+    return { burst: points('key-burst:'), minute: points('key-minute:') };
+  }
+
+  it('forty requests at once: exactly the burst is let through, and the refused ones leave no points behind in either limit', async () => {
+    const { apiKey } = await api.newWorkspace();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey })));
+    const statuses = answers.map((a) => a.status);
+    assert.equal(statuses.filter((s) => s === 200).length, BURST, statuses.join(' '));
+    assert.equal(statuses.filter((s) => s === 429).length, 40 - BURST, statuses.join(' '));
+    assert.deepEqual(await stored(apiKey), { burst: BURST, minute: BURST }, 'the counts hold the admitted requests only');
+  });
+
+  it("a burst within the limits starts at the key's pace, all answered 200, while another key is not held back", async () => {
+    const { apiKey } = await api.newWorkspace();
+    const { apiKey: other } = await api.newWorkspace();
+    const started = performance.now();
+    const done: number[] = [];
+    const burst = Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const res = await call(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+        done.push(performance.now() - started);
+        return res.status;
+      }),
+    );
+    const otherStarted = performance.now();
+    assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: other })).status, 200);
+    const otherMs = performance.now() - otherStarted;
+    assert.deepEqual(await burst, [200, 200, 200, 200, 200, 200]);
+    done.sort((a, b) => a - b);
+    // Two at once, then 125 ms apart: the last starts 4 × 125 ms after the first (never sooner).
+    assert.ok(done[5]! >= 4 * 125 - 10, `answers at ${done.map((ms) => ms.toFixed(0)).join(' ')} ms`);
+    assert.ok(otherMs < 4 * 125, `another key waited ${otherMs.toFixed(0)} ms`);
   });
 });

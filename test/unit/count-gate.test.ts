@@ -20,7 +20,7 @@ function tracked() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('count gate (rate-limit counts per key in flight)', () => {
+describe('count gate (operations of one key at a time)', () => {
   it('runs at most perKey operations of one key at once, the rest in arrival order', async () => {
     const gate = new CountGate(2);
     const t = tracked();
