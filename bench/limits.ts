@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { locateTemporalCli } from '../infra/temporal-cli';
-import { startFaultStack } from '../test/support/fault-stack';
+import { kill, startFaultStack } from '../test/support/fault-stack';
 import type { FloodCounts, FloodSpec } from './lib/flood';
 import { rssKb } from './lib/proc';
 import { ms, summarise } from './lib/stats';
@@ -18,7 +18,7 @@ import { ms, summarise } from './lib/stats';
 
 const SECONDS = Number(process.env.BENCH_LIMITS_SECONDS ?? 30);
 const CLIENTS = Number(process.env.BENCH_LIMITS_CLIENTS ?? 200);
-const QUIET_SECONDS = Number(process.env.BENCH_LIMITS_QUIET_SECONDS ?? 20);
+const QUIET_SECONDS = Number(process.env.BENCH_LIMITS_QUIET_SECONDS ?? SECONDS);
 /** `false`: every flooding client reads (to tell the uploads' share of the well-behaved client's delay). */
 const UPLOADS = process.env.BENCH_LIMITS_UPLOADS !== 'false';
 /**
@@ -41,23 +41,44 @@ const log = (line: string) => process.stderr.write(`[bench +${((performance.now(
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
-/** Reads `GET /v1/workspace` every CALM_EVERY_MS until `until`; latencies of 200s, and the other answers counted. */
-async function calmClient(baseURL: string, apiKey: string, until: number): Promise<{ latencies: number[]; other: Record<string, number> }> {
+/** What the well-behaved client saw: latencies of 200s, when each was sent (ms into the phase), the other answers counted. */
+interface CalmRun {
+  latencies: number[];
+  sentAt: number[];
+  other: Record<string, number>;
+}
+
+/** Reads `GET /v1/workspace` every CALM_EVERY_MS until `until`. */
+async function calmClient(baseURL: string, apiKey: string, until: number): Promise<CalmRun> {
   const latencies: number[] = [];
+  const sentAt: number[] = [];
   const other: Record<string, number> = {};
+  const phaseStart = performance.now();
   while (Date.now() < until) {
     const started = performance.now();
     try {
       const res = await fetch(`${baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
       await res.arrayBuffer();
-      if (res.status === 200) latencies.push(performance.now() - started);
+      if (res.status === 200) {
+        latencies.push(performance.now() - started);
+        sentAt.push(started - phaseStart);
+      }
       else other[res.status] = (other[res.status] ?? 0) + 1;
     } catch {
       other.failed = (other.failed ?? 0) + 1;
     }
     await sleep(Math.max(0, CALM_EVERY_MS - (performance.now() - started)));
   }
-  return { latencies, other };
+  return { latencies, sentAt, other };
+}
+
+/** The run's slowest answers, `12.3 ms at +4.5 s` each, slowest first: when in the phase the tail happened. */
+function slowest(run: CalmRun, count: number): string {
+  const order = run.latencies.map((_, i) => i).sort((a, b) => run.latencies[b]! - run.latencies[a]!);
+  return order
+    .slice(0, count)
+    .map((i) => `${ms(run.latencies[i]!)} ms at +${(run.sentAt[i]! / 1000).toFixed(1)} s`)
+    .join(', ');
 }
 
 /**
@@ -80,6 +101,13 @@ async function warmUp(baseURL: string, keys: { reader: string; uploader: string;
     ]);
   }
   await sleep(2000);
+}
+
+/** Rows of `rate_limits` inserted or updated so far (PostgreSQL's statistics, which lag by up to half a second). */
+async function rateLimitWrites(stack: Awaited<ReturnType<typeof startFaultStack>>): Promise<number> {
+  await sleep(600);
+  const rows = await stack.db.raw<{ rows: Array<{ writes: string }> }>("select n_tup_ins + n_tup_upd as writes from pg_stat_user_tables where relname = 'rate_limits'");
+  return Number(rows.rows[0]?.writes ?? 0);
 }
 
 /** Runs the flood in a child process; resolves `started` when it begins and `done` with its counts. */
@@ -110,7 +138,9 @@ function flood(spec: FloodSpec): { started: Promise<void>; done: Promise<FloodCo
 async function main(): Promise<void> {
   const cliPath = await locateTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH, allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false', log });
   log('starting PostgreSQL, Temporal, API and worker…');
-  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, log });
+  // BENCH_NODE_ARGS (as in bench:turns): Node options of the API and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, nodeArgs, log });
   try {
     const key = async (workspaceId: string) => (await stack.repos.apiKeys.create({ workspaceId })).apiKey;
     const calmWs = await stack.repos.workspaces.create({ name: 'calm', credits: 100 });
@@ -143,6 +173,7 @@ async function main(): Promise<void> {
       ],
     };
     log(`flood: ${CLIENTS} clients (${readers.length} keys × ${readerClients} reading, 1 key × ${uploadClients} uploading 1 KiB) for ${SECONDS} s`);
+    const writesBefore = await rateLimitWrites(stack);
     const run = flood(spec);
     await run.started;
     const floodEnds = Date.now() + (SECONDS - 1) * 1000;
@@ -151,6 +182,7 @@ async function main(): Promise<void> {
     const during = await calmClient(stack.apiURL, calmKey, floodEnds);
     clearInterval(rssTimer);
     const counts = await run.done;
+    const limitWrites = (await rateLimitWrites(stack)) - writesBefore;
     // The API's own view, from its /metrics (prom-client's defaults): event-loop delay and GC over its life.
     const metrics = await (await fetch(`${stack.apiURL}/metrics`)).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
@@ -178,11 +210,15 @@ async function main(): Promise<void> {
     out(`- answered 429: ${status('429')} (${((100 * status('429')) / counts.requests).toFixed(1)} %)`);
     out(`- answered 5xx: ${fivexx} ${fivexx === 0 ? '(ok)' : '**(must be 0)**'}`);
     out(`- well-behaved client (another workspace, ${1000 / CALM_EVERY_MS} requests/s): quiet p99 ${ms(q.p99)} ms (p50 ${ms(q.p50)}, p90 ${ms(q.p90)}, max ${ms(q.max)}, n=${q.n}); during the flood p99 ${ms(d.p99)} ms (p50 ${ms(d.p50)}, p90 ${ms(d.p90)}, max ${ms(d.max)}, n=${d.n}) — ${ratio.toFixed(2)}× ${ratio <= 2 ? '(within 2×)' : '**(over 2×)**'}`);
+    out(`- its five slowest answers, quiet: ${slowest(quiet, 5)}; during the flood: ${slowest(during, 5)}`);
     const refusedCalm = Object.entries(during.other).map(([s, c]) => `${s}: ${c}`).join(', ');
     out(`- well-behaved client answers other than 200 during the flood: ${refusedCalm || 'none'}`);
     out(`- API event-loop delay p99 ${ms(gauge('nodejs_eventloop_lag_p99_seconds') * 1000)} ms, max ${ms(gauge('nodejs_eventloop_lag_max_seconds') * 1000)} ms; GC ${ms(gcSeconds * 1000)} ms in all (its /metrics)`);
+    out(`- rate-limit counts written to PostgreSQL during the flood: ${limitWrites} rows inserted or updated in \`rate_limits\` (${(limitWrites / counts.requests).toFixed(2)} a flood request)`);
     out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
   } finally {
+    // A clean stop first, so that options like `--cpu-prof` write what they collected.
+    await Promise.all([kill(stack.api, 'SIGTERM'), kill(stack.worker, 'SIGTERM')]);
     await stack.close();
   }
 }

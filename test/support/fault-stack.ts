@@ -35,10 +35,10 @@ export interface FaultStack {
   close(): Promise<void>;
 }
 
-/** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded). */
-export function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string): Promise<Proc> {
+/** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
+export function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string, nodeArgs: readonly string[] = []): Promise<Proc> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliEntry, command], {
+    const child = spawn(process.execPath, [...nodeArgs, cliEntry, command], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,7 +69,13 @@ export function kill(proc: ChildProcess | undefined, signal: NodeJS.Signals = 'S
   });
 }
 
-export async function startFaultStack(opts: { temporalCliPath: string; extraEnv?: Record<string, string>; log?: (line: string) => void }): Promise<FaultStack> {
+export async function startFaultStack(opts: {
+  temporalCliPath: string;
+  extraEnv?: Record<string, string>;
+  /** Node options of the API and worker processes (benchmarks: `--cpu-prof`). */
+  nodeArgs?: readonly string[];
+  log?: (line: string) => void;
+}): Promise<FaultStack> {
   const log = opts.log ?? (() => undefined);
   const dir = await mkdtemp(path.join(tmpdir(), 'ha-faults-'));
   const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
@@ -95,8 +101,8 @@ export async function startFaultStack(opts: { temporalCliPath: string; extraEnv?
     LOG_LEVEL: 'warn',
     ...opts.extraEnv,
   };
-  const startApi = () => spawnProcess('api', env, 'API listening');
-  const startWorker = () => spawnProcess('worker', env, 'worker polling');
+  const startApi = () => spawnProcess('api', env, 'API listening', opts.nodeArgs);
+  const startWorker = () => spawnProcess('worker', env, 'worker polling', opts.nodeArgs);
   const [api, worker] = await Promise.all([startApi(), startWorker()]);
 
   const stack: FaultStack = {
