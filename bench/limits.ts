@@ -162,17 +162,19 @@ async function main(): Promise<void> {
     log(`quiet: the well-behaved client alone for ${QUIET_SECONDS} s`);
     const quiet = await calmClient(stack.apiURL, calmKey, Date.now() + QUIET_SECONDS * 1000);
 
-    const readerClients = Math.round((CLIENTS * (UPLOADS ? 3 : 4)) / 4 / readers.length);
-    const uploadClients = CLIENTS - readerClients * readers.length;
+    // Three quarters of the clients read (all of them with BENCH_LIMITS_UPLOADS=false), split over the reading keys.
+    const readingClients = UPLOADS ? Math.round((CLIENTS * 3) / 4) : CLIENTS;
+    const readerClients = (i: number) => Math.floor(readingClients / readers.length) + (i < readingClients % readers.length ? 1 : 0);
+    const uploadClients = CLIENTS - readingClients;
     const spec: FloodSpec = {
       baseURL: stack.apiURL,
       seconds: SECONDS,
       targets: [
-        ...readers.map((apiKey) => ({ apiKey, method: 'GET' as const, path: '/v1/workspace', clients: readerClients })),
+        ...readers.map((apiKey, i) => ({ apiKey, method: 'GET' as const, path: '/v1/workspace', clients: readerClients(i) })),
         ...(uploadClients > 0 ? [{ apiKey: uploader, method: 'PUT' as const, path: `/v1/agents/${agent.id}/knowledge/flood-{i}.txt`, bodyBytes: 1024, clients: uploadClients }] : []),
       ],
     };
-    log(`flood: ${CLIENTS} clients (${readers.length} keys × ${readerClients} reading, 1 key × ${uploadClients} uploading 1 KiB) for ${SECONDS} s`);
+    log(`flood: ${CLIENTS} clients (${readingClients} reading with ${readers.length} keys, ${uploadClients} uploading 1 KiB with one) for ${SECONDS} s`);
     const writesBefore = await rateLimitWrites(stack);
     const run = flood(spec);
     await run.started;
