@@ -14,6 +14,7 @@ import * as m011 from './migrations/011_worker_liveness';
 import * as m012 from './migrations/012_turn_billing';
 import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
+import * as m015 from './migrations/015_unlogged_counters';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['012_turn_billing', m012],
   ['013_custom_domains', m013],
   ['014_limits', m014],
+  ['015_unlogged_counters', m015],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -166,6 +166,16 @@ describe("limits: a key's first wave, counted together and paced", () => {
     return { burst: points('key-burst:'), minute: points('key-minute:') };
   }
 
+  it('the counts and leases skip the write-ahead log (UNLOGGED), so committing one waits for no disk flush', async () => {
+    const tables = await db.raw<{ rows: Array<{ relname: string; relpersistence: string }> }>(
+      `select relname, relpersistence from pg_class where relname in ('rate_limits', 'leases') and relkind = 'r' order by relname`,
+    );
+    assert.deepEqual(tables.rows, [
+      { relname: 'leases', relpersistence: 'u' },
+      { relname: 'rate_limits', relpersistence: 'u' },
+    ]);
+  });
+
   it('forty requests at once: exactly the burst is let through, and the refused ones leave no points behind in either limit', async () => {
     const { apiKey } = await api.newWorkspace();
     const answers = await Promise.all(Array.from({ length: 40 }, () => call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey })));
