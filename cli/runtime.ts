@@ -6,7 +6,7 @@ import type * as ApiMetricsModule from '../api/metrics';
 import type * as ApiServerModule from '../api/server';
 import type * as ListeningModule from '../api/listening';
 import type { Config } from '../config/env';
-import { createDb, type Db } from '../db/connect';
+import { createDb, type Db, warmPool } from '../db/connect';
 import type * as RepositoriesModule from '../db/repositories';
 import type { Logger } from '../infra/logger';
 import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
@@ -57,6 +57,15 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
+/**
+ * The pool of an API or worker process: DATABASE_POOL_MIN connections are opened before the process
+ * says it is ready (`warmPool`, beside its other start-up connections) and kept, so a burst of work
+ * does not open them while it waits.
+ */
+function pooledDb(opts: { config: Config; databaseUrl: string }): Db {
+  return createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX, poolMin: opts.config.DATABASE_POOL_MIN });
+}
+
 /** The API process: a pool, a Temporal client, the HTTP server; `tracing` when on (its owner flushes it). */
 export async function runApi(opts: {
   config: Config;
@@ -67,7 +76,7 @@ export async function runApi(opts: {
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
-  const db: Db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
+  const db: Db = pooledDb(opts);
   const repos = createRepositories(db);
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const listening = apiListening(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger, repos.apiKeys);
@@ -77,6 +86,7 @@ export async function runApi(opts: {
     const [listened, connected] = await Promise.allSettled([
       listening.start(),
       connectTemporalClient(temporalTargetFromConfig(opts.config, opts.temporalAddress), traced?.clientInterceptors),
+      warmPool(db, opts.config.DATABASE_POOL_MIN),
     ]);
     if (connected.status === 'fulfilled') temporal = connected.value;
     if (listened.status === 'rejected') throw listened.reason;
@@ -123,11 +133,11 @@ export async function runWorker(opts: {
   // Before any Temporal connection of this process (Runtime.install's rule).
   installTemporalRuntime(opts.logger, opts.config.TEMPORAL_METRICS_ADDRESS);
   const metrics = createWorkerMetrics(new Registry());
-  const db = createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX });
+  const db = pooledDb(opts);
   let connection: NativeConnection | undefined;
   try {
     const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
-    connection = await connectTemporalWorker(target);
+    [connection] = await Promise.all([connectTemporalWorker(target), warmPool(db, opts.config.DATABASE_POOL_MIN)]);
     const traced = opts.tracing ? workerTracingSide(opts.tracing) : undefined;
     const deps = activityDepsFromConfig(opts.config, db, metrics.turns, traced?.spans);
     const workers = await startWorkers({

@@ -99,6 +99,11 @@ export const envSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(500, 'at most 500').default(20),
+  /**
+   * Pooled connections each API and worker process opens at start and keeps open (at most
+   * DATABASE_POOL_MAX); unset: DATABASE_POOL_MAX, a pool of fixed size (README: Environment variables).
+   */
+  DATABASE_POOL_MIN: z.coerce.number({ error: 'a number' }).int('a whole number').min(0, 'at least 0').max(500, 'at most 500').optional(),
   EMBEDDED_PG_PORT: port.default(54329),
 
   TEMPORAL_ADDRESS: optionalText,
@@ -329,6 +334,8 @@ export function resolveModelSpecs(e: ModelEnv): Record<ModelGrade, ModelSpec> {
 }
 
 export interface Config extends Env {
+  /** DATABASE_POOL_MIN, resolved: DATABASE_POOL_MAX when unset. */
+  DATABASE_POOL_MIN: number;
   /** Absolute data directory. */
   dataDir: string;
   /** The address clients use to reach the API. */
@@ -378,11 +385,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.TEMPORAL_TLS_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_KEY_PATH === undefined)) {
     throw new ConfigError('TEMPORAL_TLS_KEY_PATH', 'set together with TEMPORAL_TLS_CERT_PATH (mTLS needs both)');
   }
+  if (e.DATABASE_POOL_MIN !== undefined && e.DATABASE_POOL_MIN > e.DATABASE_POOL_MAX) {
+    throw new ConfigError('DATABASE_POOL_MIN', `at most DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}) (got ${e.DATABASE_POOL_MIN})`);
+  }
   const models = resolveModelSpecs(e);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
   const baseURL = (e.PUBLIC_BASE_URL ?? `http://${localHost}:${e.PORT}`).replace(/\/$/, '');
   return {
     ...e,
+    DATABASE_POOL_MIN: e.DATABASE_POOL_MIN ?? e.DATABASE_POOL_MAX,
     dataDir: path.resolve(e.DATA_DIR),
     baseURL,
     embedURL: (e.EMBED_BASE_URL ?? baseURL).replace(/\/$/, ''),

@@ -26,6 +26,7 @@ describe('configuration', () => {
     [{ TEMPORAL_METRICS_ADDRESS: 'localhost' }, 'TEMPORAL_METRICS_ADDRESS', /host:port/],
     [{ WORKER_MAX_CACHED_WORKFLOWS: '1' }, 'WORKER_MAX_CACHED_WORKFLOWS', /at least 2/],
     [{ WORKER_MAX_CACHED_WORKFLOWS: 'many' }, 'WORKER_MAX_CACHED_WORKFLOWS', /a number/],
+    [{ DATABASE_POOL_MIN: '30' }, 'DATABASE_POOL_MIN', /at most DATABASE_POOL_MAX \(20\)/],
   ];
   for (const [env, variable, expectation] of bad) {
     it(`${variable}=${Object.values(env)[0]} stops start-up naming ${variable}`, () => {
@@ -40,6 +41,12 @@ describe('configuration', () => {
       );
     });
   }
+
+  it('the pool keeps DATABASE_POOL_MAX connections open unless DATABASE_POOL_MIN says fewer', () => {
+    assert.equal(loadConfig({}).DATABASE_POOL_MIN, 20);
+    assert.equal(loadConfig({ DATABASE_POOL_MAX: '8' }).DATABASE_POOL_MIN, 8);
+    assert.equal(loadConfig({ DATABASE_POOL_MAX: '8', DATABASE_POOL_MIN: '0' }).DATABASE_POOL_MIN, 0);
+  });
 
   it('an empty optional value counts as unset', () => {
     assert.equal(loadConfig({ DATABASE_URL: '', TEMPORAL_ADDRESS: ' ' }).DATABASE_URL, undefined);
