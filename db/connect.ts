@@ -18,7 +18,9 @@ interface DbOptions {
 export function createDb({ url, poolMax = 20, poolMin = 0 }: DbOptions): Db {
   return knex({
     client: 'pg',
-    connection: url,
+    // TCP keepalives after a minute idle: a pool that keeps its connections (poolMin) keeps them
+    // through NAT and load-balancer idle timeouts, and one whose peer is gone is found and replaced.
+    connection: { connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: 60_000 },
     pool: { min: poolMin, max: poolMax },
     acquireConnectionTimeout: 10_000,
   });
