@@ -25,7 +25,19 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // The Temporal client's call context, switched off again after each use: infra/temporal-connection.ts.
+      'no-restricted-properties': [
+        'error',
+        ...['withDeadline', 'withMetadata', 'withAbortSignal'].map((property) => ({
+          property,
+          message: 'use withCallDeadline (infra/temporal-connection.ts): it switches the call context off again',
+        })),
+      ],
     },
+  },
+  {
+    files: ['infra/temporal-connection.ts'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   {
     // Workflows are deterministic: no Node built-ins, no I/O, and activities by type only (Temporal's guidance).

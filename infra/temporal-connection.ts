@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Client, type ClientInterceptors, Connection } from '@temporalio/client';
+import { Client, type ClientInterceptors, Connection, type ConnectionLike } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config/env';
@@ -55,6 +55,8 @@ export async function connectTemporalClient(t: TemporalTarget, interceptors?: Cl
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
     connectTimeout: '10 seconds',
   });
+  // The connect check ran under the call context: switch it off again (see withCallDeadline).
+  connection.callContextStorage.disable();
   return new Client({
     connection,
     namespace: t.namespace,
@@ -77,12 +79,35 @@ export async function connectTemporalWorker(t: TemporalTarget): Promise<NativeCo
   });
 }
 
+/** Calls under a connection's call context now (see withCallDeadline), per connection. */
+const callsWithContext = new WeakMap<ConnectionLike, number>();
+
+/**
+ * `connection.withDeadline(deadline, fn)`, leaving the connection's call context switched off
+ * once no such call is in flight. The Temporal client keeps deadlines in an AsyncLocalStorage,
+ * and on Node 20 the first `run` of any AsyncLocalStorage installs a promise hook that stays for
+ * the life of the process: every promise of every request then pays for it (an await-heavy loop
+ * ran 2.7× slower; the API's middleware is such a loop, bench:limits). `disable()` removes the
+ * hook while no other storage needs it. Every call of the client's `withDeadline`,
+ * `withMetadata` or `withAbortSignal` in this project goes through here (eslint forbids the
+ * others), so none is in flight when the context is switched off.
+ */
+export async function withCallDeadline<T>(connection: ConnectionLike, deadline: number, fn: () => Promise<T>): Promise<T> {
+  callsWithContext.set(connection, (callsWithContext.get(connection) ?? 0) + 1);
+  try {
+    return await connection.withDeadline(deadline, fn);
+  } finally {
+    const left = (callsWithContext.get(connection) ?? 1) - 1;
+    callsWithContext.set(connection, left);
+    // A connection of another kind (a test environment's) keeps its context as it is.
+    if (left === 0 && connection instanceof Connection) connection.callContextStorage.disable();
+  }
+}
+
 /** True when the cluster answers within `timeoutMs`. */
 export async function pingTemporal(client: Client, timeoutMs = 2000): Promise<boolean> {
   try {
-    await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-      client.workflowService.getSystemInfo({}),
-    );
+    await withCallDeadline(client.connection, Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
     return true;
   } catch {
     return false;

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { customSearchAttributes } from '../workflows/search-attributes';
 import { ensureSearchAttributes } from './search-attributes';
+import { withCallDeadline } from './temporal-connection';
 
 /**
  * Runs `temporal server start-dev` as a child process: the embedded default when no
@@ -104,9 +105,8 @@ async function answers(address: string, namespace: string): Promise<boolean> {
   try {
     connection = await Connection.connect({ address, connectTimeout: '1 second' });
     // The namespace being described means the frontend and its persistence are both up.
-    await connection.withDeadline(Date.now() + 1000, () =>
-      connection!.workflowService.describeNamespace({ namespace }),
-    );
+    const c = connection;
+    await withCallDeadline(c, Date.now() + 1000, () => c.workflowService.describeNamespace({ namespace }));
     return true;
   } catch {
     return false;
