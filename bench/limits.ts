@@ -41,43 +41,64 @@ const log = (line: string) => process.stderr.write(`[bench +${((performance.now(
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
-/** What the well-behaved client saw: latencies of 200s, when each was sent (ms into the phase), the other answers counted. */
+/** One request of the well-behaved client: when it was sent and answered (ms, `performance.now()`), and how. */
+interface CalmSample {
+  sentAt: number;
+  answeredAt: number;
+  status: number | 'failed';
+}
+
+/** What the well-behaved client saw in one phase: latencies of 200s, when each was sent (ms into the phase), the other answers counted. */
 interface CalmRun {
   latencies: number[];
   sentAt: number[];
   other: Record<string, number>;
 }
 
-/** Reads `GET /v1/workspace` every CALM_EVERY_MS until `until`. */
-async function calmClient(baseURL: string, apiKey: string, until: number): Promise<CalmRun> {
-  const latencies: number[] = [];
-  const sentAt: number[] = [];
-  const other: Record<string, number> = {};
-  const phaseStart = performance.now();
-  while (Date.now() < until) {
-    const started = performance.now();
+/**
+ * Reads `GET /v1/workspace` every CALM_EVERY_MS until `running()` says stop, and keeps every
+ * answer. One loop across the quiet phase and the flood: its requests keep their own pace,
+ * whenever the flood starts, as a real client's would (the phases are cut from its samples).
+ */
+async function calmClient(baseURL: string, apiKey: string, running: () => boolean): Promise<CalmSample[]> {
+  const samples: CalmSample[] = [];
+  while (running()) {
+    const sentAt = performance.now();
+    let status: CalmSample['status'];
     try {
       const res = await fetch(`${baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
       await res.arrayBuffer();
-      if (res.status === 200) {
-        latencies.push(performance.now() - started);
-        sentAt.push(started - phaseStart);
-      }
-      else other[res.status] = (other[res.status] ?? 0) + 1;
+      status = res.status;
     } catch {
-      other.failed = (other.failed ?? 0) + 1;
+      status = 'failed';
     }
-    await sleep(Math.max(0, CALM_EVERY_MS - (performance.now() - started)));
+    samples.push({ sentAt, answeredAt: performance.now(), status });
+    await sleep(Math.max(0, CALM_EVERY_MS - (performance.now() - sentAt)));
   }
-  return { latencies, sentAt, other };
+  return samples;
 }
+
+/** The samples of one phase (`from` ms on), with `sentAt` taken from `from`. */
+function phase(samples: CalmSample[], from: number, keep: (s: CalmSample) => boolean): CalmRun {
+  const run: CalmRun = { latencies: [], sentAt: [], other: {} };
+  for (const s of samples.filter(keep)) {
+    if (s.status === 200) {
+      run.latencies.push(s.answeredAt - s.sentAt);
+      run.sentAt.push(s.sentAt - from);
+    } else run.other[s.status] = (run.other[s.status] ?? 0) + 1;
+  }
+  return run;
+}
+
+/** `+4.5 s` / `-0.1 s`: when, from a phase's start. */
+const at = (msec: number) => `${msec < 0 ? '-' : '+'}${(Math.abs(msec) / 1000).toFixed(1)} s`;
 
 /** The run's slowest answers, `12.3 ms at +4.5 s` each, slowest first: when in the phase the tail happened. */
 function slowest(run: CalmRun, count: number): string {
   const order = run.latencies.map((_, i) => i).sort((a, b) => run.latencies[b]! - run.latencies[a]!);
   return order
     .slice(0, count)
-    .map((i) => `${ms(run.latencies[i]!)} ms at +${(run.sentAt[i]! / 1000).toFixed(1)} s`)
+    .map((i) => `${ms(run.latencies[i]!)} ms at ${at(run.sentAt[i]!)}`)
     .join(', ');
 }
 
@@ -158,9 +179,13 @@ async function main(): Promise<void> {
     // Every path the flood takes runs a few times first (reads, uploads, refusals), so that its
     // first second does not measure V8 compiling them: a server that has been up has them warm.
     await warmUp(stack.apiURL, { reader: readers[0]!, uploader, agentId: agent.id });
-    await calmClient(stack.apiURL, calmKey, Date.now() + 3000);
+    const warmEnds = Date.now() + 3000;
+    await calmClient(stack.apiURL, calmKey, () => Date.now() < warmEnds);
     log(`quiet: the well-behaved client alone for ${QUIET_SECONDS} s`);
-    const quiet = await calmClient(stack.apiURL, calmKey, Date.now() + QUIET_SECONDS * 1000);
+    let calmRunning = true;
+    const quietStart = performance.now();
+    const calm = calmClient(stack.apiURL, calmKey, () => calmRunning);
+    await sleep(QUIET_SECONDS * 1000);
 
     // Three quarters of the clients read (all of them with BENCH_LIMITS_UPLOADS=false), split over the reading keys.
     const readingClients = UPLOADS ? Math.round((CLIENTS * 3) / 4) : CLIENTS;
@@ -178,11 +203,19 @@ async function main(): Promise<void> {
     const writesBefore = await rateLimitWrites(stack);
     const run = flood(spec);
     await run.started;
-    const floodEnds = Date.now() + (SECONDS - 1) * 1000;
+    const floodStart = performance.now();
+    const floodEnds = floodStart + (SECONDS - 1) * 1000;
     let rssPeakDuring = 0;
     const rssTimer = setInterval(() => (rssPeakDuring = Math.max(rssPeakDuring, rssKb(stack.api.pid!, 'VmRSS') ?? 0)), 500);
-    const during = await calmClient(stack.apiURL, calmKey, floodEnds);
+    await sleep(floodEnds - performance.now());
+    calmRunning = false;
+    const samples = await calm;
     clearInterval(rssTimer);
+    // Quiet: answered before the flood started. During: answered after it started (a request in
+    // flight at its start counts as during) and sent before its last second.
+    const quiet = phase(samples, quietStart, (s) => s.answeredAt < floodStart);
+    const during = phase(samples, floodStart, (s) => s.answeredAt >= floodStart && s.sentAt < floodEnds);
+    const floodFirst = phase(samples, floodStart, (s) => s.answeredAt >= floodStart && s.sentAt < floodStart + 500);
     const counts = await run.done;
     const limitWrites = (await rateLimitWrites(stack)) - writesBefore;
     // The API's own view, from its /metrics (prom-client's defaults): event-loop delay and GC over its life.
@@ -213,6 +246,7 @@ async function main(): Promise<void> {
     out(`- answered 5xx: ${fivexx} ${fivexx === 0 ? '(ok)' : '**(must be 0)**'}`);
     out(`- well-behaved client (another workspace, ${1000 / CALM_EVERY_MS} requests/s): quiet p99 ${ms(q.p99)} ms (p50 ${ms(q.p50)}, p90 ${ms(q.p90)}, max ${ms(q.max)}, n=${q.n}); during the flood p99 ${ms(d.p99)} ms (p50 ${ms(d.p50)}, p90 ${ms(d.p90)}, max ${ms(d.max)}, n=${d.n}) — ${ratio.toFixed(2)}× ${ratio <= 2 ? '(within 2×)' : '**(over 2×)**'}`);
     out(`- its five slowest answers, quiet: ${slowest(quiet, 5)}; during the flood: ${slowest(during, 5)}`);
+    out(`- its answers in the flood's first 0.5 s (the flood starts at a moment of its own, not in step with this client): ${slowest(floodFirst, 5) || 'none'}`);
     const refusedCalm = Object.entries(during.other).map(([s, c]) => `${s}: ${c}`).join(', ');
     out(`- well-behaved client answers other than 200 during the flood: ${refusedCalm || 'none'}`);
     out(`- API event-loop delay p99 ${ms(gauge('nodejs_eventloop_lag_p99_seconds') * 1000)} ms, max ${ms(gauge('nodejs_eventloop_lag_max_seconds') * 1000)} ms; GC ${ms(gcSeconds * 1000)} ms in all (its /metrics)`);
