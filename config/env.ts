@@ -219,7 +219,7 @@ export const envSchema = z.object({
   KEY_STREAMS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
   KEY_UPLOADS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(10),
   /**
-   * A request-rate refusal (429) is answered after this long ± 25 % (random, so refused clients do
+   * A request-rate refusal (429) is answered after this long ± 50 % (random, so refused clients do
    * not come back together), so a client that asks again at once slows to one request per connection per hold;
    * 0 answers at once. At most RATE_LIMIT_HOLD_MAX refusals are held at once per API process.
    */
