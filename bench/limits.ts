@@ -27,6 +27,11 @@ const UPLOADS = process.env.BENCH_LIMITS_UPLOADS !== 'false';
  * priority and takes what the server leaves; `BENCH_LIMITS_FLOOD_NICE=0` runs it as an equal.
  */
 const FLOOD_NICE = Number(process.env.BENCH_LIMITS_FLOOD_NICE ?? 19);
+/**
+ * Node options of the API: by default what production runs it with (README: Production layout,
+ * "The API's young generation"); `BENCH_LIMITS_API_NODE_ARGS=` (empty) runs it with V8's defaults.
+ */
+const API_NODE_ARGS = (process.env.BENCH_LIMITS_API_NODE_ARGS ?? '--max-semi-space-size=64').split(/\s+/).filter(Boolean);
 /** The well-behaved client: one request every this many ms (10 a second, inside its limits). */
 const CALM_EVERY_MS = 100;
 /**
@@ -161,7 +166,7 @@ async function main(): Promise<void> {
   log('starting PostgreSQL, Temporal, API and worker…');
   // BENCH_NODE_ARGS (as in bench:turns): Node options of the API and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, nodeArgs, log });
+  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, nodeArgs, apiNodeArgs: API_NODE_ARGS, log });
   try {
     const key = async (workspaceId: string) => (await stack.repos.apiKeys.create({ workspaceId })).apiKey;
     const calmWs = await stack.repos.workspaces.create({ name: 'calm', credits: 100 });
@@ -233,7 +238,7 @@ async function main(): Promise<void> {
 
     out('# bench:limits');
     out();
-    out(`machine: ${os.cpus().length} cores, node ${process.version}; flood client at nice ${FLOOD_NICE}; API limits ${Object.entries(LIMITS).map(([k, v]) => `${k}=${v}`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(2)} at the end`);
+    out(`machine: ${os.cpus().length} cores, node ${process.version}; flood client at nice ${FLOOD_NICE}; API node options: ${API_NODE_ARGS.join(' ') || "none (V8's defaults)"}; API limits ${Object.entries(LIMITS).map(([k, v]) => `${k}=${v}`).join(', ')}; load average ${os.loadavg()[0]!.toFixed(2)} at the end`);
     out();
     out(`flood: ${CLIENTS} concurrent clients for ${SECONDS} s — ${counts.requests} requests (${Math.round(counts.requests / SECONDS)}/s)`);
     out();

@@ -74,6 +74,8 @@ export async function startFaultStack(opts: {
   extraEnv?: Record<string, string>;
   /** Node options of the API and worker processes (benchmarks: `--cpu-prof`). */
   nodeArgs?: readonly string[];
+  /** Node options of the API process alone, after `nodeArgs` (bench:limits: V8's young generation, as production sets it). */
+  apiNodeArgs?: readonly string[];
   log?: (line: string) => void;
 }): Promise<FaultStack> {
   const log = opts.log ?? (() => undefined);
@@ -101,7 +103,7 @@ export async function startFaultStack(opts: {
     LOG_LEVEL: 'warn',
     ...opts.extraEnv,
   };
-  const startApi = () => spawnProcess('api', env, 'API listening', opts.nodeArgs);
+  const startApi = () => spawnProcess('api', env, 'API listening', [...(opts.nodeArgs ?? []), ...(opts.apiNodeArgs ?? [])]);
   const startWorker = () => spawnProcess('worker', env, 'worker polling', opts.nodeArgs);
   const [api, worker] = await Promise.all([startApi(), startWorker()]);
 

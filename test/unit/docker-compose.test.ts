@@ -311,7 +311,8 @@ describe('docker-compose.yml', () => {
   });
   const cliText = fs.readFileSync(path.join(root, 'cli/main.ts'), 'utf8');
   const cliCommands = new Set([...cliText.matchAll(/program\s*\.command\(\s*['"]([\w-]+)['"]/g)].map((m) => m[1]!));
-  const envKeys = new Set(Object.keys(envSchema.shape));
+  // NODE_OPTIONS is read by Node itself (the api service sets V8's young generation with it).
+  const envKeys = new Set([...Object.keys(envSchema.shape), 'NODE_OPTIONS']);
 
   /** The CLI command a built service runs: its `command`, else the Dockerfile's CMD. */
   const commandOf = (s: Service): string | undefined => {
@@ -541,6 +542,11 @@ describe('docker-compose.yml', () => {
       if (c === undefined || !cliCommands.has(c)) problems.push(`service ${s.name} runs \`${c ?? '(nothing)'}\`, which is not a hosted-agents command (${[...cliCommands].join(', ')})`);
     }
     problemsReport(problems);
+  });
+
+  it("runs the api with a 64 MiB young generation, as README's Production layout says (held refusals die young)", () => {
+    const options = services.get('api')?.env.NODE_OPTIONS ?? '';
+    assert.match(options, /(^|\s)--max-semi-space-size=64(\s|$)/, `service api: NODE_OPTIONS is \`${options}\``);
   });
 
   it('publishes each host port once, and the api container port is its PORT', () => {
