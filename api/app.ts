@@ -27,6 +27,7 @@ import { DomainDirectory } from './domain-directory';
 import { acmeChallenge } from './middleware/acme-challenge';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
+import { answerAfterHold } from './middleware/held-answers';
 import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
 import { codecCors } from './middleware/codec-cors';
@@ -217,6 +218,8 @@ export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa
   if (deps.requestSpan) app.use(deps.requestSpan);
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
+  // Inside the log and the metrics, so both still count a held refusal's hold; outside the rest.
+  app.use(answerAfterHold);
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
   app.use(errorHandler(deps.logger));

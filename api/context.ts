@@ -34,6 +34,8 @@ export interface ApiState {
   keyId?: string;
   /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
   site?: ServedAgent;
+  /** Set by the error handler for a held refusal: its answer waits for this (middleware/held-answers.ts). */
+  answerAfter?: Promise<unknown>;
 }
 
 export type ApiContext = Koa.ParameterizedContext<ApiState>;

@@ -143,20 +143,21 @@ async function countBatch(limits: readonly CountedLimit[], key: string, n: numbe
 /**
  * Counts one request of `key` against every limit of `limits` at once (one round trip of latency,
  * not one per limit), in a batch with the key's other requests that wait meanwhile (`gate`,
- * count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, answered after `hold` has
- * held it once (refusal-hold.ts), named after the refusing limit with the longest wait; its
- * `retryAfter` is what is left of that wait once the hold has passed. Any other failure is
- * `database_unavailable`.
+ * count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, thrown at once and
+ * answered after `hold` has held it once (its `answerAfter`, refusal-hold.ts), named after the
+ * refusing limit with the longest wait; its `retryAfter` is what is left of that wait once the
+ * hold has passed. Any other failure is `database_unavailable`.
  */
 export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
   const gateKey = `${limits.map((l) => l.limiter.keyPrefix).join('+')}:${key}`;
   const outcome = await gate.run(gateKey, (n) => countBatch(limits, key, n));
   if (outcome === 'admitted') return;
   if (outcome === 'failed') throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
-  const held = await hold.wait();
-  await outcome.refunds;
-  const retryAfter = Math.max(1, Math.ceil((outcome.msBeforeNext - held) / 1000));
-  throw new RateLimitRefusal(outcome.limit.limiter.keyPrefix, `too many ${outcome.limit.what}; try again in ${retryAfter} s`, retryAfter);
+  // Decided now, answered after the hold and the refunds (a retry must find the points given back).
+  const { heldMs, over } = hold.start();
+  const retryAfter = Math.max(1, Math.ceil((outcome.msBeforeNext - heldMs) / 1000));
+  const answerAfter = Promise.all([over, outcome.refunds]);
+  throw new RateLimitRefusal(outcome.limit.limiter.keyPrefix, `too many ${outcome.limit.what}; try again in ${retryAfter} s`, retryAfter, answerAfter);
 }
 
 /** Counts one action of `key` against one limit (`consumeAll` of one). */

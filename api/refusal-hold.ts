@@ -12,6 +12,12 @@
  * together, and the spread of that first hold is the spread of the wave that comes back (±25 %
  * sent 200 of them back within half a second). The number of refusals held at once is capped, so a flood over very many connections still
  * gets its answers, at once, rather than holding sockets without bound.
+ *
+ * A hold is decided at once and carried by the refusal (`RateLimitRefusal.answerAfter`): the
+ * handlers that refused return at once, and only the outer middleware that sends the answer
+ * waits (middleware/held-answers.ts). Held inside the handlers, each refusal kept its whole
+ * middleware chain alive for the hold, about 15 KB, and a flood's few hundred held refusals made
+ * every young-generation GC of the API copy them (bench:limits).
  */
 export class RefusalHold {
   private held = 0;
@@ -21,16 +27,20 @@ export class RefusalHold {
     private readonly maxHeld: number,
   ) {}
 
-  /** Waits `holdMs` ± 50 % before a refusal is answered; returns how long it waited. */
-  async wait(): Promise<number> {
+  /**
+   * Starts the hold of one refusal: `holdMs` ± 50 %, or none while `maxHeld` are held. Answers how
+   * long it holds (`heldMs`, 0 for none) and a promise of its end (`over`, never rejected).
+   */
+  start(): { heldMs: number; over: Promise<void> } {
     const ms = Math.round(this.holdMs * (0.5 + Math.random()));
-    if (ms === 0 || this.held >= this.maxHeld) return 0;
+    if (ms === 0 || this.held >= this.maxHeld) return { heldMs: 0, over: Promise.resolve() };
     this.held += 1;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      return ms;
-    } finally {
-      this.held -= 1;
-    }
+    const over = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        this.held -= 1;
+        resolve();
+      }, ms),
+    );
+    return { heldMs: ms, over };
   }
 }

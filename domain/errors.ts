@@ -82,12 +82,15 @@ export class AppError extends Error {
 /**
  * A 429 `rate_limited` that names the limit that refused it — a name fixed in code (a limiter's
  * key prefix such as `key-burst`, never the key it counted), so it can label a metric.
+ * `answerAfter`: the answer is sent once it settles (a held refusal: api/refusal-hold.ts); it never
+ * rejects.
  */
 export class RateLimitRefusal extends AppError {
   constructor(
     readonly limit: string,
     message: string,
     retryAfter: number,
+    readonly answerAfter?: Promise<unknown>,
   ) {
     super('rate_limited', message, retryAfter);
   }

@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { AppError, type ErrorBody } from '../../domain/errors';
+import { AppError, type ErrorBody, RateLimitRefusal } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
 import { isDatabaseUnavailable, isTemporalUnavailable } from '../../infra/outage';
 import type { ApiContext } from '../context';
@@ -57,6 +57,7 @@ export function errorHandler(logger: Logger) {
         // The cause (a gRPC or provider error) goes to the log only.
         if (known.status >= 500) logger.warn({ err: e, cause: known.cause, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, known.message);
         render(ctx, known);
+        if (known instanceof RateLimitRefusal && known.answerAfter) ctx.state.answerAfter = known.answerAfter;
         return;
       }
       logger.error({ err: e, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, 'unhandled error');
