@@ -4,7 +4,7 @@ import path from 'node:path';
 import { locateTemporalCli } from '../infra/temporal-cli';
 import { kill, startFaultStack } from '../test/support/fault-stack';
 import type { FloodCounts, FloodSpec } from './lib/flood';
-import { rssKb } from './lib/proc';
+import { machineTicks, rssKb } from './lib/proc';
 import { ms, summarise } from './lib/stats';
 
 /**
@@ -197,11 +197,13 @@ async function main(): Promise<void> {
     const run = flood(spec);
     await run.started;
     const floodStart = performance.now();
+    const machineAtStart = machineTicks();
     const floodEnds = floodStart + (SECONDS - 1) * 1000;
     let rssPeakDuring = 0;
     const rssTimer = setInterval(() => (rssPeakDuring = Math.max(rssPeakDuring, rssKb(stack.api.pid!, 'VmRSS') ?? 0)), 500);
     await sleep(floodEnds - performance.now());
     calmRunning = false;
+    const machineAtEnd = machineTicks();
     const samples = await calm;
     clearInterval(rssTimer);
     // Quiet: answered before the flood started. During: answered after it started (a request in
@@ -244,6 +246,10 @@ async function main(): Promise<void> {
     out(`- well-behaved client answers other than 200 during the flood: ${refusedCalm || 'none'}`);
     out(`- API event-loop delay p99 ${ms(gauge('nodejs_eventloop_lag_p99_seconds') * 1000)} ms, max ${ms(gauge('nodejs_eventloop_lag_max_seconds') * 1000)} ms; GC ${ms(gcSeconds * 1000)} ms in all (its /metrics)`);
     out(`- rate-limit counts written to PostgreSQL during the flood: ${limitWrites} rows inserted or updated in \`rate_limits\` (${(limitWrites / counts.requests).toFixed(2)} a flood request)`);
+    // Noise to read the tail by: the machine's other work, and CPU time its hypervisor gave away.
+    const ticks = machineAtEnd.total - machineAtStart.total;
+    const share = (part: number) => ((100 * part) / Math.max(1, ticks)).toFixed(1);
+    out(`- the machine during the flood: ${share(machineAtEnd.busy - machineAtStart.busy)} % of its CPU busy, ${share(machineAtEnd.steal - machineAtStart.steal)} % stolen by the hypervisor`);
     out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
   } finally {
     // A clean stop first, so that options like `--cpu-prof` write what they collected.
