@@ -20,11 +20,11 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
  * table) so every API replica shares them. A refusal is 429 `rate_limited` with `retryAfter`.
  */
 export class PublicRateLimits {
-  private readonly visitor: RateLimiterPostgres;
-  private readonly address: RateLimiterPostgres;
-  private readonly agent: RateLimiterPostgres;
-  private readonly reads: RateLimiterPostgres;
-  private readonly webhooks: RateLimiterPostgres;
+  private readonly visitor: CountedLimit;
+  private readonly address: CountedLimit;
+  private readonly agent: CountedLimit;
+  private readonly reads: CountedLimit;
+  private readonly webhooks: CountedLimit;
   private readonly gate = limitCounts();
 
   constructor(
@@ -32,29 +32,38 @@ export class PublicRateLimits {
     config: PublicLimitsConfig,
     private readonly hold: RefusalHold,
   ) {
-    const limiter = (keyPrefix: string, points: number) => postgresLimiter(db, keyPrefix, points, config.PUBLIC_RATE_WINDOW_SECONDS);
-    this.visitor = limiter('chat-visitor', config.PUBLIC_CHAT_PER_VISITOR);
-    this.address = limiter('chat-address', config.PUBLIC_CHAT_PER_ADDRESS);
-    this.agent = limiter('chat-agent', config.PUBLIC_CHAT_PER_TOKEN);
-    this.reads = limiter('public-read', config.PUBLIC_READS_PER_ADDRESS);
-    this.webhooks = limiter('webhook', config.WEBHOOK_PER_HOOK);
+    const limit = (keyPrefix: string, points: number, what: string): CountedLimit => ({
+      limiter: postgresLimiter(db, keyPrefix, points, config.PUBLIC_RATE_WINDOW_SECONDS),
+      what,
+    });
+    this.visitor = limit('chat-visitor', config.PUBLIC_CHAT_PER_VISITOR, 'messages from this visitor');
+    this.address = limit('chat-address', config.PUBLIC_CHAT_PER_ADDRESS, 'messages from this address');
+    this.agent = limit('chat-agent', config.PUBLIC_CHAT_PER_TOKEN, 'messages to this agent');
+    this.reads = limit('public-read', config.PUBLIC_READS_PER_ADDRESS, 'requests from this address');
+    this.webhooks = limit('webhook', config.WEBHOOK_PER_HOOK, 'requests to this webhook');
   }
 
-  /** One chat message: counted per (agent, visitor), per client address and per agent. */
+  /**
+   * One chat message: counted per (agent, visitor), per client address and per agent, all three at
+   * once (one round trip, not three); a message one of them refuses costs the others nothing.
+   */
   async chat(input: { agentId: string; userId: string; address: string }): Promise<void> {
-    await consume(this.visitor, `${input.agentId}:${digest(input.userId)}`, 'messages from this visitor', this.hold, this.gate);
-    await consume(this.address, digest(input.address), 'messages from this address', this.hold, this.gate);
-    await consume(this.agent, input.agentId, 'messages to this agent', this.hold, this.gate);
+    const counts = [
+      { limit: this.visitor, key: `${input.agentId}:${digest(input.userId)}` },
+      { limit: this.address, key: digest(input.address) },
+      { limit: this.agent, key: input.agentId },
+    ];
+    await consumeEach(counts, this.hold, this.gate);
   }
 
   /** One inbound webhook request, per webhook (the address is counted by `read` before the lookup). */
   async webhook(webhookId: string): Promise<void> {
-    await consume(this.webhooks, webhookId, 'requests to this webhook', this.hold, this.gate);
+    await consumeEach([{ limit: this.webhooks, key: webhookId }], this.hold, this.gate);
   }
 
   /** Any other public request (metadata, history, resuming, inbound webhooks), per client address. */
   async read(address: string): Promise<void> {
-    await consume(this.reads, digest(address), 'requests from this address', this.hold, this.gate);
+    await consumeEach([{ limit: this.reads, key: digest(address) }], this.hold, this.gate);
   }
 }
 
@@ -94,27 +103,33 @@ function blockedInMemory(limiter: RateLimiterPostgres, key: string): boolean {
 /** What one count says of one request: let through, refused by a limit, or not counted (the database failed). */
 type CountOutcome = 'admitted' | 'failed' | { limit: CountedLimit; msBeforeNext: number; refunds: Promise<unknown> };
 
+/** A limit and the key one request is counted under by it. */
+interface KeyedLimit {
+  limit: CountedLimit;
+  key: string;
+}
+
 /**
- * Counts `n` requests of `key` (a batch, in arrival order) against every limit of `limits` at once:
- * one statement per limit, whatever `n`. Answers one outcome per request: the first ones that every
- * limit still had room for are admitted, the rest refused by the limit with the longest wait.
- * Every limit that counted the batch gets back the points of the requests not admitted, so a
- * refused request spends nothing. When a limit already refuses the key from this process's
- * memory, only the limits that do are asked: a flood over a limit costs no query.
+ * Counts `n` requests (a batch, in arrival order) against every limit of `counts`, each under its
+ * key, at once: one statement per limit, whatever `n`. Answers one outcome per request: the first
+ * ones that every limit still had room for are admitted, the rest refused by the limit with the
+ * longest wait. Every limit that counted the batch gets back the points of the requests not
+ * admitted, so a refused request spends nothing. When a limit already refuses its key from this
+ * process's memory, only the limits that do are asked: a flood over a limit costs no query.
  */
-async function countBatch(limits: readonly CountedLimit[], key: string, n: number): Promise<CountOutcome[]> {
+async function countBatch(counts: readonly KeyedLimit[], n: number): Promise<CountOutcome[]> {
   // Checked once the batch's turn has come: a count ahead of it may have put the block in memory.
-  const blocked = limits.filter((l) => blockedInMemory(l.limiter, key));
-  const counted = blocked.length > 0 ? blocked : limits;
-  const results = await Promise.allSettled(counted.map((l) => l.limiter.consume(key, n)));
+  const blocked = counts.filter((c) => blockedInMemory(c.limit.limiter, c.key));
+  const counted = blocked.length > 0 ? blocked : counts;
+  const results = await Promise.allSettled(counted.map((c) => c.limit.limiter.consume(c.key, n)));
   let fit = n;
   let failed = false;
   let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
-  const reachedStore: CountedLimit[] = [];
+  const reachedStore: KeyedLimit[] = [];
   for (const [i, r] of results.entries()) {
-    const limit = counted[i]!;
+    const count = counted[i]!;
     if (r.status === 'fulfilled') {
-      reachedStore.push(limit);
+      reachedStore.push(count);
       continue;
     }
     if (!(r.reason instanceof RateLimiterRes)) {
@@ -123,15 +138,17 @@ async function countBatch(limits: readonly CountedLimit[], key: string, n: numbe
     }
     // consumedPoints is the window's count with the batch in it; 0 when refused from memory (nothing counted).
     const res = r.reason;
-    if (res.consumedPoints > 0) reachedStore.push(limit);
-    const room = res.consumedPoints > 0 ? limit.limiter.points - (res.consumedPoints - n) : 0;
+    if (res.consumedPoints > 0) reachedStore.push(count);
+    const room = res.consumedPoints > 0 ? count.limit.limiter.points - (res.consumedPoints - n) : 0;
     fit = Math.min(fit, Math.max(0, room));
-    if (!refusal || res.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit, res };
+    if (!refusal || res.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit: count.limit, res };
   }
   const admitted = failed ? 0 : fit;
   const back = n - admitted;
   const refunds =
-    back > 0 && reachedStore.length > 0 ? Promise.all(reachedStore.map((l) => l.limiter.reward(key, back).catch(() => undefined))) : Promise.resolve();
+    back > 0 && reachedStore.length > 0
+      ? Promise.all(reachedStore.map((c) => c.limit.limiter.reward(c.key, back).catch(() => undefined)))
+      : Promise.resolve();
   // Over a limit is the answer even when another limit could not be counted: the client must wait either way.
   return Array.from({ length: n }, (_, i): CountOutcome => {
     if (i < admitted) return 'admitted';
@@ -140,17 +157,26 @@ async function countBatch(limits: readonly CountedLimit[], key: string, n: numbe
   });
 }
 
+/** Counts one request of `key` against every limit of `limits` at once (`consumeEach`, one key for all). */
+export function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
+  return consumeEach(
+    limits.map((limit) => ({ limit, key })),
+    hold,
+    gate,
+  );
+}
+
 /**
- * Counts one request of `key` against every limit of `limits` at once (one round trip of latency,
- * not one per limit), in a batch with the key's other requests that wait meanwhile (`gate`,
- * count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, thrown at once and
- * answered after `hold` has held it once (its `answerAfter`, refusal-hold.ts), named after the
- * refusing limit with the longest wait; its `retryAfter` is what is left of that wait once the
- * hold has passed. Any other failure is `database_unavailable`.
+ * Counts one request against every limit of `counts`, each under its own key, at once (one round
+ * trip of latency, not one per limit), in a batch with the requests of the same keys that wait
+ * meanwhile (`gate`, count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, thrown
+ * at once and answered after `hold` has held it once (its `answerAfter`, refusal-hold.ts), named
+ * after the refusing limit with the longest wait; its `retryAfter` is what is left of that wait
+ * once the hold has passed. Any other failure is `database_unavailable`.
  */
-export async function consumeAll(limits: readonly CountedLimit[], key: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
-  const gateKey = `${limits.map((l) => l.limiter.keyPrefix).join('+')}:${key}`;
-  const outcome = await gate.run(gateKey, (n) => countBatch(limits, key, n));
+async function consumeEach(counts: readonly KeyedLimit[], hold: RefusalHold, gate: LimitCounts): Promise<void> {
+  const gateKey = counts.map((c) => `${c.limit.limiter.keyPrefix}:${c.key}`).join('+');
+  const outcome = await gate.run(gateKey, (n) => countBatch(counts, n));
   if (outcome === 'admitted') return;
   if (outcome === 'failed') throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
   // Decided now, answered after the hold and the refunds (a retry must find the points given back).
@@ -160,9 +186,9 @@ export async function consumeAll(limits: readonly CountedLimit[], key: string, h
   throw new RateLimitRefusal(outcome.limit.limiter.keyPrefix, `too many ${outcome.limit.what}; try again in ${retryAfter} s`, retryAfter, answerAfter);
 }
 
-/** Counts one action of `key` against one limit (`consumeAll` of one). */
+/** Counts one action of `key` against one limit (`consumeEach` of one). */
 export function consume(limiter: RateLimiterPostgres, key: string, what: string, hold: RefusalHold, gate: LimitCounts): Promise<void> {
-  return consumeAll([{ limiter, what }], key, hold, gate);
+  return consumeEach([{ limit: { limiter, what }, key }], hold, gate);
 }
 
 /** The counts of a set of limiters in one process, batched per key (count-batcher.ts). */

@@ -164,6 +164,28 @@ describe('public chat', () => {
     }
   });
 
+  it("a message the address limit refuses costs the visitor nothing: their own budget is intact elsewhere", async () => {
+    // Visitors allowed 4 messages, an address 3: the visitor's fourth, refused at a crowded address, still goes from another.
+    const limited = await startTestApi({ config: { ...config(), PUBLIC_CHAT_PER_ADDRESS: 3, TRUST_PROXY: true } });
+    try {
+      const from = (address: string) =>
+        call<ErrorJson>(limited.baseURL, 'POST', '/v1/public/chat', {
+          body: { content: 'hi', user: { id: 'commuter' } },
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address },
+        });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await from('203.0.113.9')).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429], 'the address allows 3');
+      const elsewhere = await from('198.51.100.9');
+      assert.equal(elsewhere.status, 200, `the visitor's fourth message from another address: ${JSON.stringify(elsewhere.body)}`);
+      const fifth = await from('198.51.100.10');
+      assert.equal(fifth.status, 429, 'and their fifth is over their own limit of 4');
+      assert.match(fifth.body.error.message, /messages from this visitor/);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('an empty balance gives the visitor a polite error event, not a hang or a 409', async () => {
     await api.db('workspaces').where({ id: workspaceId }).update({ credits: 0 });
     try {
