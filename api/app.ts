@@ -24,6 +24,7 @@ import { WebhooksService } from '../services/webhooks';
 import { CustomDomainsService } from '../services/custom-domains';
 import type { ApiDeps, ApiState } from './context';
 import { DomainDirectory } from './domain-directory';
+import type { ConnectionHolds } from './connection-holds';
 import { acmeChallenge } from './middleware/acme-challenge';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
@@ -207,7 +208,7 @@ export function domainDirectory(deps: ApiDeps): DomainDirectory {
 }
 
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */
-export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa<ApiState> {
+export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: ConnectionHolds): Koa<ApiState> {
   // maxIpsCount 1: the address our proxy appended, not one a client wrote into X-Forwarded-For.
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
@@ -222,7 +223,7 @@ export function createApp(deps: ApiDeps, directory = domainDirectory(deps)): Koa
   app.use(answerAfterHold);
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, holds));
   app.use(refusalMetrics(deps.metrics));
   app.use(acmeChallenge(deps.repos.customDomains));
   app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
-import { AppError, RateLimitRefusal } from '../domain/errors';
+import { AppError, RateLimitRefusal, type RefusalHoldEnd } from '../domain/errors';
 import { CountBatcher } from './count-batcher';
 import type { RefusalHold } from './refusal-hold';
 
@@ -170,20 +170,26 @@ export function consumeAll(limits: readonly CountedLimit[], key: string, hold: R
  * Counts one request against every limit of `counts`, each under its own key, at once (one round
  * trip of latency, not one per limit), in a batch with the requests of the same keys that wait
  * meanwhile (`gate`, count-batcher.ts). A refusal by any limit is one 429 `rate_limited`, thrown
- * at once and answered after `hold` has held it once (its `answerAfter`, refusal-hold.ts), named
- * after the refusing limit with the longest wait; its `retryAfter` is what is left of that wait
- * once the hold has passed. Any other failure is `database_unavailable`.
+ * at once with a hold drawn from `hold` (its `hold`, refusal-hold.ts), named after the refusing
+ * limit with the longest wait; answered after the hold, its `retryAfter` is what is left of that
+ * wait then (answered at once, connection-holds.ts: the wait or the hold, whichever is longer).
+ * Any other failure is `database_unavailable`.
  */
 async function consumeEach(counts: readonly KeyedLimit[], hold: RefusalHold, gate: LimitCounts): Promise<void> {
   const gateKey = counts.map((c) => `${c.limit.limiter.keyPrefix}:${c.key}`).join('+');
   const outcome = await gate.run(gateKey, (n) => countBatch(counts, n));
   if (outcome === 'admitted') return;
   if (outcome === 'failed') throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
-  // Decided now, answered after the hold and the refunds (a retry must find the points given back).
+  // Decided now; answered after the hold and the refunds (a retry must find the points given back),
+  // or at once on a connection refused before (connection-holds.ts), with a wait that covers both.
   const { heldMs, over } = hold.start();
-  const retryAfter = Math.max(1, Math.ceil((outcome.msBeforeNext - heldMs) / 1000));
-  const answerAfter = Promise.all([over, outcome.refunds]);
-  throw new RateLimitRefusal(outcome.limit.limiter.keyPrefix, `too many ${outcome.limit.what}; try again in ${retryAfter} s`, retryAfter, answerAfter);
+  const { limiter, what } = outcome.limit;
+  const refusal = (retryAfter: number, end?: RefusalHoldEnd) => new RateLimitRefusal(limiter.keyPrefix, `too many ${what}; try again in ${retryAfter} s`, retryAfter, end);
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+  throw refusal(seconds(outcome.msBeforeNext - heldMs), {
+    over: Promise.all([over, outcome.refunds]),
+    atOnce: () => refusal(seconds(Math.max(outcome.msBeforeNext, heldMs))),
+  });
 }
 
 /** Counts one action of `key` against one limit (`consumeEach` of one). */

@@ -13,11 +13,13 @@
  * sent 200 of them back within half a second). The number of refusals held at once is capped, so a flood over very many connections still
  * gets its answers, at once, rather than holding sockets without bound.
  *
- * A hold is decided at once and carried by the refusal (`RateLimitRefusal.answerAfter`): the
- * handlers that refused return at once, and only the outer middleware that sends the answer
- * waits (middleware/held-answers.ts). Held inside the handlers, each refusal kept its whole
- * middleware chain alive for the hold, about 15 KB, and a flood's few hundred held refusals made
- * every young-generation GC of the API copy them (bench:limits).
+ * A hold is decided at once and carried by the refusal (`RateLimitRefusal.hold`): the handlers
+ * that refused return at once. A connection's first refusal is answered when its hold is over
+ * (middleware/held-answers.ts); its later ones are answered at once and the connection's next
+ * request waits the hold out instead (connection-holds.ts). Held inside the handlers, each refusal
+ * kept its whole middleware chain alive for the hold, about 15 KB, and in its answer still about
+ * 9 KB: a flood's few hundred held refusals made every young-generation GC of the API copy them
+ * (bench:limits).
  */
 export class RefusalHold {
   private held = 0;

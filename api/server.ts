@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ApiDeps } from './context';
 import { createApp, domainDirectory } from './app';
+import { ConnectionHolds, type RequestListener } from './connection-holds';
 import type { DomainDirectory } from './domain-directory';
 
 interface ApiServer {
@@ -51,7 +52,7 @@ function closeServer(server: Server): Promise<void> {
  * replica serves (read from PostgreSQL, cached seconds), so a new or renewed certificate needs no
  * restart. A name with no certificate fails the handshake.
  */
-function httpsServer(directory: DomainDirectory, handler: ReturnType<ReturnType<typeof createApp>['callback']>, requestTimeout: number): Server {
+function httpsServer(directory: DomainDirectory, handler: RequestListener, requestTimeout: number): Server {
   return createHttpsServer(
     {
       ...timeouts(requestTimeout),
@@ -77,7 +78,9 @@ export async function startApiServer(
   httpsPort = deps.config.HTTPS_PORT,
 ): Promise<ApiServer> {
   const directory = domainDirectory(deps);
-  const handler = createApp(deps, directory).callback();
+  // A request on a connection waiting out a refusal's hold waits before the app (connection-holds.ts).
+  const holds = new ConnectionHolds();
+  const handler = holds.gate(createApp(deps, directory, holds).callback());
   const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
   const boundPort = await listen(server, port, host);
   const tls = httpsPort === undefined ? undefined : httpsServer(directory, handler, deps.config.REQUEST_TIMEOUT_MS);

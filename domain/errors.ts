@@ -80,17 +80,28 @@ export class AppError extends Error {
 }
 
 /**
+ * The hold of a request-rate refusal (api/refusal-hold.ts), drawn when it is decided. `over`
+ * settles when the hold has passed and the refused request's points are given back (it never
+ * rejects). The refusal as thrown is answered at that moment, its `retryAfter` net of the hold;
+ * `atOnce()` is the same refusal answered at once instead (api/connection-holds.ts), its
+ * `retryAfter` counted from then and covering the hold as well as the limit's wait.
+ */
+export interface RefusalHoldEnd {
+  over: Promise<unknown>;
+  atOnce(): RateLimitRefusal;
+}
+
+/**
  * A 429 `rate_limited` that names the limit that refused it — a name fixed in code (a limiter's
- * key prefix such as `key-burst`, never the key it counted), so it can label a metric.
- * `answerAfter`: the answer is sent once it settles (a held refusal: api/refusal-hold.ts); it never
- * rejects.
+ * key prefix such as `key-burst`, never the key it counted), so it can label a metric. `hold`:
+ * a request-rate refusal's hold (above); concurrency refusals have none.
  */
 export class RateLimitRefusal extends AppError {
   constructor(
     readonly limit: string,
     message: string,
     retryAfter: number,
-    readonly answerAfter?: Promise<unknown>,
+    readonly hold?: RefusalHoldEnd,
   ) {
     super('rate_limited', message, retryAfter);
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { Agent } from 'undici';
 import { createDb, type Db } from '../../db/connect';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
@@ -40,35 +41,50 @@ describe('limits: requests per API key', () => {
 describe('limits: refusals are held', () => {
   const HOLD_MS = 800;
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 3, KEY_REQUESTS_PER_MINUTE: 6, RATE_LIMIT_HOLD_MS: HOLD_MS, RATE_LIMIT_HOLD_MAX: 3 } }));
+  /**
+   * Each test's own connections: a connection refused before answers its next refusals at once and
+   * holds the request after them instead (README: Limits), so connections refused in an earlier
+   * test would change what these measure.
+   */
+  let connections: Agent;
+  beforeEach(() => (connections = new Agent()));
+  afterEach(() => connections.close());
 
-  it('a client that asks again the instant it is refused gets one answer per hold, while another key is answered at once', async () => {
+  it('a client that asks again the instant it is refused gets one answer per hold, on its connection, while another key is answered at once', async () => {
     const { apiKey } = await api.newWorkspace();
     const { apiKey: other } = await api.newWorkspace();
-    const refusals: { ms: number; message: string }[] = [];
+    const oneConnection = new Agent({ connections: 1 });
+    const refusals: { ms: number; message: string; retryAfter: number }[] = [];
     let answers = 0;
     const loopEnds = Date.now() + 3500;
     const loop = (async () => {
-      // A runaway client: no pause, no Retry-After.
+      // A runaway client: no pause, no Retry-After, one keep-alive connection.
       while (Date.now() < loopEnds && answers < 1000) {
         const started = performance.now();
-        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: oneConnection });
         answers += 1;
         if (res.status === 429) {
           assertRateLimited(res, 'held refusal');
-          refusals.push({ ms: performance.now() - started, message: res.body.error.message });
+          refusals.push({ ms: performance.now() - started, message: res.body.error.message, retryAfter: res.body.error.retryAfter! });
         }
       }
     })();
     await new Promise((r) => setTimeout(r, 1200));
     const started = performance.now();
-    assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: other })).status, 200);
+    assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: other, dispatcher: connections })).status, 200);
     const otherMs = performance.now() - started;
-    await loop;
+    await loop.finally(() => oneConnection.close());
     // 6 allowed in the minute, then about one refusal per hold: without the hold, hundreds.
     // Each hold is HOLD_MS ± 50 %.
-    assert.ok(answers <= 6 + Math.ceil(3500 / (HOLD_MS * 0.5)) + 1, `${answers} answers in 3.5 s`);
-    assert.ok(refusals.length >= 2, `refusals: ${JSON.stringify(refusals)}`);
-    for (const r of refusals) assert.ok(r.ms >= HOLD_MS * 0.5 - 50, `a refusal answered after ${r.ms.toFixed(0)} ms`);
+    const shown = JSON.stringify(refusals);
+    assert.ok(answers <= 6 + Math.ceil(3500 / (HOLD_MS * 0.5)) + 2, `${answers} answers in 3.5 s`);
+    assert.ok(refusals.length >= 3, `refusals: ${shown}`);
+    // The connection's first refusal waits in its answer; the next is answered at once, and the
+    // request after each refusal answered at once waits in the connection.
+    const [first, second, ...rest] = refusals;
+    assert.ok(first!.ms >= HOLD_MS * 0.5 - 50, `the first refusal answered after ${first!.ms.toFixed(0)} ms: ${shown}`);
+    assert.ok(second!.ms < HOLD_MS * 0.25, `the second refusal answered after ${second!.ms.toFixed(0)} ms, not at once: ${shown}`);
+    for (const r of rest) assert.ok(r.ms >= HOLD_MS * 0.5 - 50, `a request after an at-once refusal answered after ${r.ms.toFixed(0)} ms: ${shown}`);
     assert.ok(otherMs < HOLD_MS / 2, `the other key waited ${otherMs.toFixed(0)} ms`);
   });
 
@@ -77,12 +93,12 @@ describe('limits: refusals are held', () => {
     // The minute's 6 requests, in two bursts of 3 (the burst limit), so the next ones are refused for the rest of the minute.
     for (let i = 0; i < 6; i++) {
       if (i === 3) await new Promise((r) => setTimeout(r, 1100));
-      assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200, `request ${i}`);
+      assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections })).status, 200, `request ${i}`);
     }
     const timed = await Promise.all(
       Array.from({ length: 8 }, async () => {
         const started = performance.now();
-        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+        const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections });
         assertRateLimited(res, 'over the minute');
         return performance.now() - started;
       }),
@@ -98,6 +114,10 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
   const api = useTestApi(() => ({
     config: { ...fixture().config, KEY_BURST_PER_SECOND: POINTS, KEY_REQUESTS_PER_MINUTE: POINTS, RATE_LIMIT_HOLD_MS: HOLD_MS, RATE_LIMIT_HOLD_MAX: 50 },
   }));
+  /** Each test's own connections: one refused in an earlier test would answer its next refusals at once (README: Limits). */
+  let connections: Agent;
+  beforeEach(() => (connections = new Agent()));
+  afterEach(() => connections.close());
 
   /** The refusals counted so far, by limit name (the API's own `/metrics`, read from loopback). */
   async function refusals(): Promise<{ burst: number; minute: number }> {
@@ -111,7 +131,7 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
   /** One request, timed: a refusal held twice (once per limit) would take two holds. */
   async function timed(apiKey: string) {
     const started = performance.now();
-    const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
+    const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections });
     return { res, ms: performance.now() - started };
   }
 
@@ -131,7 +151,7 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
 
   it('over both limits: one 429 per request, held once, named after the longer wait (the minute) in the answer and the metric', async () => {
     const { apiKey } = await api.newWorkspace();
-    for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200, `request ${i}`);
+    for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections })).status, 200, `request ${i}`);
     const before = await refusals();
     const answers = await Promise.all(Array.from({ length: 6 }, () => timed(apiKey)));
     for (const { res } of answers) {
@@ -145,7 +165,7 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
 
   it("a flood's refusals come back spread over the whole hold (HOLD_MS ± 50 %), not in one wave", async () => {
     const { apiKey } = await api.newWorkspace();
-    for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200, `request ${i}`);
+    for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections })).status, 200, `request ${i}`);
     // 40 refused together, as a flood's clients are when it starts: each draws its own hold.
     const answers = await Promise.all(Array.from({ length: 40 }, () => timed(apiKey)));
     for (const { res } of answers) assertRateLimited(res, 'over both limits');

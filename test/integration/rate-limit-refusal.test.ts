@@ -13,7 +13,7 @@ describe('rate limits: a refusal is decided at once and answered after its hold'
   });
   after(() => db.destroy());
 
-  it('the counting call rejects at once; its answerAfter settles after the hold, with retryAfter net of it', async () => {
+  it('the counting call rejects at once; its hold is over after the hold, with retryAfter net of it (or all of the wait, answered at once)', async () => {
     const HOLD_MS = 600;
     const limits = [{ limiter: postgresLimiter(db, `refusal-${randomBytes(4).toString('hex')}`, 1, 60), what: 'tests' }];
     const hold = new RefusalHold(HOLD_MS, 10);
@@ -27,8 +27,13 @@ describe('rate limits: a refusal is decided at once and answered after its hold'
     const thrownAfter = performance.now() - started;
     assert.ok(refusal instanceof RateLimitRefusal, String(refusal));
     assert.ok(thrownAfter < HOLD_MS * 0.5 - 100, `thrown after ${Math.round(thrownAfter)} ms: the handler waited for the hold`);
-    assert.ok(refusal.answerAfter, 'a held refusal carries the end of its hold');
-    await refusal.answerAfter;
+    assert.ok(refusal.hold, 'a held refusal carries the end of its hold');
+    // Answered at once instead (a connection refused before): the whole minute's wait, from now.
+    const atOnce = refusal.hold.atOnce();
+    assert.ok(atOnce.retryAfter !== undefined && atOnce.retryAfter >= 59 && atOnce.retryAfter <= 60, `retryAfter at once ${atOnce.retryAfter}`);
+    assert.match(atOnce.message, new RegExp(`try again in ${atOnce.retryAfter} s`));
+    assert.equal(atOnce.limit, refusal.limit);
+    await refusal.hold.over;
     const answerAfter = performance.now() - started;
     assert.ok(answerAfter >= HOLD_MS * 0.5 - 5, `answerable after ${Math.round(answerAfter)} ms, before the shortest hold`);
     // The minute's wait, less the hold already spent: 59 or 60 s.

@@ -1,3 +1,5 @@
+import { type Dispatcher, fetch as fetchWith } from 'undici';
+
 /** Small fetch helpers for API tests: JSON in, status + JSON out. */
 export interface JsonResponse<T = unknown> {
   status: number;
@@ -9,7 +11,14 @@ export async function call<T = unknown>(
   baseURL: string,
   method: string,
   path: string,
-  opts: { apiKey?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: {
+    apiKey?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    /** Connections of the test's own (an undici `Agent`) rather than the process's shared pool. */
+    dispatcher?: Dispatcher;
+  } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
@@ -17,7 +26,8 @@ export async function call<T = unknown>(
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${baseURL}${path}`, { method, headers, body });
+  const url = `${baseURL}${path}`;
+  const res = opts.dispatcher ? await fetchWith(url, { method, headers, body, dispatcher: opts.dispatcher }) : await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
   try {

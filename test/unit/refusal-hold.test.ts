@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { answerAfterHold } from '../../api/middleware/held-answers';
 import { errorHandler } from '../../api/middleware/errors';
 import type { ApiState } from '../../api/context';
+import { ConnectionHolds } from '../../api/connection-holds';
 import { RefusalHold } from '../../api/refusal-hold';
 import { RateLimitRefusal } from '../../domain/errors';
 import { createLogger } from '../../infra/logger';
@@ -27,7 +28,7 @@ describe('refusal hold', () => {
     app.silent = true;
     let handlersDone = 0;
     app.use(answerAfterHold);
-    app.use(errorHandler(createLogger('silent')));
+    app.use(errorHandler(createLogger('silent'), new ConnectionHolds()));
     app.use(async (_ctx, next) => {
       try {
         await next();
@@ -36,7 +37,7 @@ describe('refusal hold', () => {
       }
     });
     app.use(() => {
-      throw new RateLimitRefusal('test', 'too many tests', 1, sleep(400));
+      throw new RateLimitRefusal('test', 'too many tests', 1, { over: sleep(400), atOnce: () => new RateLimitRefusal('test', 'too many tests, at once', 2) });
     });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { RateLimitRefusal } from '../domain/errors';
+
+/** Node's request listener (what Koa's `app.callback()` is, and what it is wrapped into). */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** How a refusal is answered: this refusal, sent once `after` settles (none: at once). */
+export interface RefusalAnswer {
+  refusal: RateLimitRefusal;
+  after?: Promise<unknown>;
+}
+
+/**
+ * Where a request-rate refusal waits out its hold (README: Limits): in its answer, or in its
+ * connection.
+ *
+ * The first refusal on a connection is answered when its hold is over. A flood's connections open
+ * together, and their first refusals, answered over a whole hold instead of in one instant, come
+ * back spread out (answered at once, they came back at once: bench:limits).
+ *
+ * A connection refused before has its next refusals answered at once, and reads nothing more until
+ * that refusal's hold is over: the request it sends next waits here, before any middleware, and is
+ * handled then. A client that asks again the instant it is answered still gets one answer per
+ * hold. But while it waits, the API keeps only the waiting request and a timer, not a request in
+ * the middle of its middleware chain (about 9 KB, bench:limits): a flood's few hundred held
+ * refusals were most of what every young-generation GC of the API copied, and the calls of other
+ * clients waited out those pauses. The `retryAfter` of a refusal answered at once covers the hold,
+ * so a client that honours it is never made to wait here.
+ *
+ * Per process and per connection: the state is keyed by socket and goes with it.
+ */
+export class ConnectionHolds {
+  private readonly refused = new WeakSet<Socket>();
+  /** A connection's next request is handled once this settles (it never rejects). */
+  private readonly waits = new WeakMap<Socket, Promise<unknown>>();
+
+  /** How `refusal`, decided for a request on `socket`, is answered. */
+  answer(socket: Socket, refusal: RateLimitRefusal): RefusalAnswer {
+    const hold = refusal.hold;
+    if (!hold) return { refusal };
+    if (!this.refused.has(socket)) {
+      this.refused.add(socket);
+      return { refusal, after: hold.over };
+    }
+    this.waits.set(socket, hold.over);
+    return { refusal: hold.atOnce() };
+  }
+
+  /**
+   * `handler`, except that a request on a connection waiting out a hold is handled once the hold is
+   * over (or never, if the client has gone meanwhile). Requests pipelined behind it are handled
+   * after it, in order.
+   */
+  gate(handler: RequestListener): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      const socket = req.socket;
+      const wait = this.waits.get(socket);
+      if (!wait) {
+        handler(req, res);
+        return;
+      }
+      const turn: Promise<void> = wait
+        .then(() => {
+          if (this.waits.get(socket) === turn) this.waits.delete(socket);
+          if (!socket.destroyed) handler(req, res);
+        })
+        // Koa's listener does not throw; should one, the connection goes rather than a promise unhandled.
+        .catch((err: unknown) => {
+          socket.destroy(err instanceof Error ? err : new Error(String(err)));
+        });
+      this.waits.set(socket, turn);
+    };
+  }
+}
