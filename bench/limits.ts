@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { locateTemporalCli } from '../infra/temporal-cli';
 import { kill, startFaultStack } from '../test/support/fault-stack';
 import type { FloodCounts, FloodSpec } from './lib/flood';
+import { CALM_HEADER } from './lib/api-trace';
+import { describeWindow, readApiTrace } from './lib/calm-trace';
 import { machineTicks, rssKb } from './lib/proc';
 import { ms, summarise } from './lib/stats';
 
@@ -35,6 +38,14 @@ const FLOOD_NICE = Number(process.env.BENCH_LIMITS_FLOOD_NICE ?? 19);
  * "The API's young generation"); `BENCH_LIMITS_API_NODE_ARGS=` (empty) runs it with V8's defaults.
  */
 const API_NODE_ARGS = (process.env.BENCH_LIMITS_API_NODE_ARGS ?? '--max-semi-space-size=64').split(/\s+/).filter(Boolean);
+/**
+ * `BENCH_LIMITS_TRACE=1`: the API records its GC pauses and the time it spent on each request of the
+ * well-behaved client (bench/lib/api-trace.ts, preloaded into it), and the report splits the
+ * client's latency into the API's part and the rest, and names the GC pauses its slowest answers
+ * waited out. Off by default: the figures of record come from an API with nothing added.
+ */
+const TRACE = Boolean(process.env.BENCH_LIMITS_TRACE) && process.env.BENCH_LIMITS_TRACE !== 'false';
+const TRACE_FILE = path.join(os.tmpdir(), `bench-limits-trace-${process.pid}.log`);
 /** The well-behaved client: one request every this many ms (10 a second, inside its limits). */
 const CALM_EVERY_MS = 100;
 /**
@@ -51,8 +62,9 @@ const log = (line: string) => process.stderr.write(`[bench +${((performance.now(
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
-/** One request of the well-behaved client: when it was sent and answered (ms, `performance.now()`), and how. */
+/** One request of the well-behaved client: its number, when it was sent and answered (ms, `performance.now()`), and how. */
 interface CalmSample {
+  seq: number;
   sentAt: number;
   answeredAt: number;
   status: number | 'failed';
@@ -73,16 +85,19 @@ interface CalmRun {
 async function calmClient(baseURL: string, apiKey: string, running: () => boolean): Promise<CalmSample[]> {
   const samples: CalmSample[] = [];
   while (running()) {
+    const seq = samples.length + 1;
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (TRACE) headers[CALM_HEADER] = String(seq);
     const sentAt = performance.now();
     let status: CalmSample['status'];
     try {
-      const res = await fetch(`${baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const res = await fetch(`${baseURL}/v1/workspace`, { headers });
       await res.arrayBuffer();
       status = res.status;
     } catch {
       status = 'failed';
     }
-    samples.push({ sentAt, answeredAt: performance.now(), status });
+    samples.push({ seq, sentAt, answeredAt: performance.now(), status });
     await sleep(Math.max(0, CALM_EVERY_MS - (performance.now() - sentAt)));
   }
   return samples;
@@ -149,7 +164,14 @@ async function main(): Promise<void> {
   log('starting PostgreSQL, Temporal, API and worker…');
   // BENCH_NODE_ARGS (as in bench:turns): Node options of the API and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: LIMITS, nodeArgs, apiNodeArgs: API_NODE_ARGS, log });
+  const traceArgs = TRACE ? ['--require', 'tsx/cjs', '--require', path.join(__dirname, 'lib', 'api-trace.ts')] : [];
+  const stack = await startFaultStack({
+    temporalCliPath: cliPath,
+    extraEnv: { ...LIMITS, ...(TRACE ? { BENCH_TRACE_FILE: TRACE_FILE } : {}) },
+    nodeArgs,
+    apiNodeArgs: [...API_NODE_ARGS, ...traceArgs],
+    log,
+  });
   try {
     const key = async (workspaceId: string) => (await stack.repos.apiKeys.create({ workspaceId })).apiKey;
     const calmWs = await stack.repos.workspaces.create({ name: 'calm', credits: 100 });
@@ -251,10 +273,24 @@ async function main(): Promise<void> {
     const share = (part: number) => ((100 * part) / Math.max(1, ticks)).toFixed(1);
     out(`- the machine during the flood: ${share(machineAtEnd.busy - machineAtStart.busy)} % of its CPU busy, ${share(machineAtEnd.steal - machineAtStart.steal)} % stolen by the hypervisor`);
     out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
+    if (TRACE) {
+      // Epoch times on both sides (each process's clock origin differs by under a millisecond).
+      const trace = readApiTrace(TRACE_FILE);
+      const epoch = (s: CalmSample) => ({ seq: s.seq, sentAt: performance.timeOrigin + s.sentAt, answeredAt: performance.timeOrigin + s.answeredAt });
+      const ok = (keep: (s: CalmSample) => boolean) => samples.filter((s) => s.status === 200 && keep(s)).map(epoch);
+      const windows = [
+        ['quiet', ok((s) => s.answeredAt < floodStart), quietStart, floodStart],
+        ['during the flood', ok((s) => s.answeredAt >= floodStart && s.sentAt < floodEnds), floodStart, floodEnds],
+      ] as const;
+      for (const [name, traced, from, to] of windows) {
+        out(`- traced, ${name}: ${describeWindow(trace, traced, performance.timeOrigin + from, performance.timeOrigin + to, 5).join('; ')}`);
+      }
+    }
   } finally {
     // A clean stop first, so that options like `--cpu-prof` write what they collected.
     await Promise.all([kill(stack.api, 'SIGTERM'), kill(stack.worker, 'SIGTERM')]);
     await stack.close();
+    if (TRACE) rmSync(TRACE_FILE, { force: true });
   }
 }
 
