@@ -60,16 +60,32 @@ export class ConnectionHolds {
         handler(req, res);
         return;
       }
-      const turn: Promise<void> = wait
-        .then(() => {
-          if (this.waits.get(socket) === turn) this.waits.delete(socket);
-          if (!socket.destroyed) handler(req, res);
-        })
-        // Koa's listener does not throw; should one, the connection goes rather than a promise unhandled.
-        .catch((err: unknown) => {
-          socket.destroy(err instanceof Error ? err : new Error(String(err)));
-        });
-      this.waits.set(socket, turn);
+      this.waits.set(socket, handleAfter(this.waits, wait, req, res, handler));
     };
   }
+}
+
+/**
+ * `handler(req, res)` once `before` settles, unless the client has gone by then. The promise it
+ * returns is the request's turn on its connection: `waiting` holds it for the socket until then
+ * (a request sent behind it waits for it), and forgets it then unless a later one took its place.
+ */
+export function handleAfter(
+  waiting: WeakMap<Socket, Promise<unknown>>,
+  before: Promise<unknown>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: RequestListener,
+): Promise<void> {
+  const socket = req.socket;
+  const turn: Promise<void> = before
+    .then(() => {
+      if (waiting.get(socket) === turn) waiting.delete(socket);
+      if (!socket.destroyed) handler(req, res);
+    })
+    // Koa's listener does not throw; should one, the connection goes rather than a promise unhandled.
+    .catch((err: unknown) => {
+      socket.destroy(err instanceof Error ? err : new Error(String(err)));
+    });
+  return turn;
 }

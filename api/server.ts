@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ApiDeps } from './context';
 import { createApp, domainDirectory } from './app';
+import { ConnectionAdmission } from './connection-admission';
 import { ConnectionHolds, type RequestListener } from './connection-holds';
 import type { DomainDirectory } from './domain-directory';
 
@@ -78,9 +79,10 @@ export async function startApiServer(
   httpsPort = deps.config.HTTPS_PORT,
 ): Promise<ApiServer> {
   const directory = domainDirectory(deps);
-  // A request on a connection waiting out a refusal's hold waits before the app (connection-holds.ts).
+  // A request on a connection waiting out a refusal's hold waits before the app (connection-holds.ts);
+  // under a storm of new connections, their first requests start a few per turn (connection-admission.ts).
   const holds = new ConnectionHolds();
-  const handler = holds.gate(createApp(deps, directory, holds).callback());
+  const handler = holds.gate(new ConnectionAdmission().gate(createApp(deps, directory, holds).callback()));
   const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
   const boundPort = await listen(server, port, host);
   const tls = httpsPort === undefined ? undefined : httpsServer(directory, handler, deps.config.REQUEST_TIMEOUT_MS);
