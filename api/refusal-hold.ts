@@ -15,8 +15,8 @@
  *
  * A hold is decided at once and carried by the refusal (`RateLimitRefusal.hold`): the handlers
  * that refused return at once. A connection's first refusal is answered when its hold is over
- * (middleware/held-answers.ts); its later ones are answered at once and the connection's next
- * request waits the hold out instead (connection-holds.ts). Held inside the handlers, each refusal
+ * (middleware/held-answers.ts); its later ones are answered at once and the connection is not
+ * read until the hold is over instead (connection-holds.ts). Held inside the handlers, each refusal
  * kept its whole middleware chain alive for the hold, about 15 KB, and in its answer still about
  * 9 KB: a flood's few hundred held refusals made every young-generation GC of the API copy them
  * (bench:limits).

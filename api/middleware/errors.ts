@@ -59,7 +59,7 @@ export function errorHandler(logger: Logger, holds: ConnectionHolds) {
         if (known.status >= 500) logger.warn({ err: e, cause: known.cause, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, known.message);
         if (known instanceof RateLimitRefusal) {
           // Held in its answer or in its connection (connection-holds.ts).
-          const { refusal, after } = holds.answer(ctx.req.socket, known);
+          const { refusal, after } = holds.answer(ctx.req, ctx.res, known);
           render(ctx, refusal);
           if (after) ctx.state.answerAfter = after;
         } else render(ctx, known);

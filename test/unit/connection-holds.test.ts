@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { ConnectionHolds } from '../../api/connection-holds';
@@ -47,6 +47,14 @@ class Connection {
     return answers;
   }
 
+  /** Writes `head` (a request's head) now and `body` `bodyAfterMs` later; resolves the answer. */
+  sendSlowBody(head: string, body: string, bodyAfterMs: number): Promise<Answer> {
+    const answer = new Promise<Answer>((resolve) => this.waiting.push({ sent: performance.now(), resolve }));
+    this.socket.write(head);
+    setTimeout(() => this.socket.write(body), bodyAfterMs);
+    return answer;
+  }
+
   async ask(path: string): Promise<Answer> {
     return this.send(path)[0]!;
   }
@@ -75,6 +83,8 @@ describe('connection holds: a connection refused before waits out its holds in t
   let port: number;
   /** When the app's handlers first saw each request, by path (ms, `performance.now()`). */
   const seen = new Map<string, number>();
+  /** When the server parsed each request (its `request` event), by path. */
+  const parsed = new Map<string, number>();
 
   before(async () => {
     const holds = new ConnectionHolds();
@@ -93,6 +103,7 @@ describe('connection holds: a connection refused before waits out its holds in t
       ctx.body = 'ok';
     });
     server = createServer(holds.gate(app.callback()));
+    server.on('request', (req: IncomingMessage) => parsed.set(req.url ?? '', performance.now()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -123,6 +134,8 @@ describe('connection holds: a connection refused before waits out its holds in t
       assert.equal(waited.status, 200, 'handled once the hold is over');
       assert.ok(waited.ms >= HOLD_MS - 10, `the request after an at-once refusal answered after ${waited.ms.toFixed(0)} ms`);
       assert.ok(seen.get('/ok?after-refusal')! - sent >= HOLD_MS - 10, 'no handler saw it before the hold was over');
+      // It was not even read before: it waited unparsed in the socket, not as a request object in the API.
+      assert.ok(parsed.get('/ok?after-refusal')! - sent >= HOLD_MS - 10, `parsed ${(parsed.get('/ok?after-refusal')! - sent).toFixed(0)} ms after it was sent`);
       assert.equal(elsewhere.status, 200);
       assert.ok(elsewhere.ms < HOLD_MS / 2, `another connection answered after ${elsewhere.ms.toFixed(0)} ms`);
 
@@ -152,6 +165,26 @@ describe('connection holds: a connection refused before waits out its holds in t
       const handled = ['/ok?p1', '/ok?p2', '/ok?p3'].map((p) => seen.get(p)! - sent);
       assert.ok(handled[0]! >= HOLD_MS - 10, `the first handled after ${handled[0]!.toFixed(0)} ms`);
       assert.ok(handled[0]! <= handled[1]! && handled[1]! <= handled[2]!, `handled at ${handled.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    } finally {
+      conn.socket.destroy();
+    }
+  });
+
+  it("a refused request's body is still read to its end; then the connection reads nothing until the hold is over", async () => {
+    const conn = await Connection.open(port);
+    try {
+      await conn.ask('/refuse');
+      const body = 'x'.repeat(1024);
+      const head = `PUT /refuse?upload HTTP/1.1\r\nhost: test\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n`;
+      const refused = await conn.sendSlowBody(head, body, 30);
+      assert.equal(refused.status, 429);
+      assert.ok(refused.ms < HOLD_MS / 2, `answered after ${refused.ms.toFixed(0)} ms, not at once`);
+      await sleep(60); // the body has been written by now
+      const sent = performance.now();
+      const next = await conn.ask('/ok?after-body');
+      assert.equal(next.status, 200, 'the body was read as a body, not as the next request');
+      const parsedAfter = parsed.get('/ok?after-body')! - sent;
+      assert.ok(parsedAfter >= HOLD_MS - 100 - 10, `the request after it was parsed ${parsedAfter.toFixed(0)} ms after it was sent`);
     } finally {
       conn.socket.destroy();
     }
