@@ -231,10 +231,13 @@ describe('custom domains renewal', function () {
   it('a failing renewal is retried and visible, the old certificate serving meanwhile; past expiry the domain is failed', async () => {
     const { apiKey, root, domain, first } = await servedDomain('norenew');
     stack.gate.refused.add(domain); // from now on the CA's validation of this name fails
+    const refusedAt = new Date().toISOString();
     const retrying = await waitFor('a failed renewal attempt', () => domainStatus(api, apiKey, domain), (d) => d.status === 'renewing' && d.failure !== null, 40_000);
     assert.match(retrying.failure!, /^attempt 1 failed, retrying: /);
     const still = await httpsGet(api.httpsPort!, domain, root);
-    assert.equal(still.serial, first.serial, 'the old certificate serves while renewal retries');
+    // Failed once in a CI run of the whole suite (2026-11-27), cause unknown: should it fail again, these say which certificate served when.
+    const details = `first served ${first.serial} (${first.validity}); refused from ${refusedAt}; then served ${still.serial} (${still.validity}); domain ${JSON.stringify(retrying)}`;
+    assert.equal(still.serial, first.serial, `the old certificate serves while renewal retries: ${details}`);
     const failed = await waitFor('failed after expiry', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
     assert.match(failed.failure!, /^the certificate expired; renewing it failed: /);
   });

@@ -93,13 +93,15 @@ export async function startDomainStack(opts: { validitySeconds?: number; dnsDead
 }
 
 /** One HTTPS GET to 127.0.0.1:`port` for `domain` (SNI and Host), trusting only `ca`; the page and the certificate's serial. */
-export function httpsGet(port: number, domain: string, ca: string, path = '/'): Promise<{ status: number; text: string; serial: string }> {
+export function httpsGet(port: number, domain: string, ca: string, path = '/'): Promise<{ status: number; text: string; serial: string; validity: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request({ host: '127.0.0.1', port, servername: domain, headers: { host: domain }, path, ca, agent: false, timeout: 10_000 }, (res) => {
-      const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
+      const peer = (res.socket as TLSSocket).getPeerCertificate();
+      const serial = peer.serialNumber;
+      const validity = `${peer.valid_from} – ${peer.valid_to}`;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), serial }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), serial, validity }));
       res.on('error', reject);
     });
     req.on('error', reject);
