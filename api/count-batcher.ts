@@ -6,15 +6,6 @@ interface Waiter<T> {
 }
 
 /**
- * Callers of one batch handed their outcome per turn of the event loop. What a caller does next
- * runs as soon as it is handed its outcome: a refused one renders its 429, about 0.3 ms each. A
- * batch of 14–64 callers handed theirs at once was one lump of 8–19 ms in which the API read no
- * socket (bench:limits, the flood's first second), and a well-behaved client's request waited
- * behind it.
- */
-const SETTLED_PER_TURN = 4;
-
-/**
  * Rate-limit counts of one key, at most `perKey` in flight at once per process, and the callers
  * that arrive meanwhile counted together (README: Limits).
  *
@@ -24,9 +15,7 @@ const SETTLED_PER_TURN = 4;
  * they are in flight waits in memory, and when a count comes back every waiter of that key, up to
  * `maxBatch`, is counted by one call of `count(n)`, which answers one outcome per caller in
  * arrival order (the first ones fit in the window, the rest do not). Callers of one key must pass
- * equivalent `count` functions: a batch runs its first caller's. A batch's callers are handed their
- * outcomes `settledPerTurn` per turn of the event loop, in arrival order, so that between them the
- * process reads its sockets.
+ * equivalent `count` functions: a batch runs its first caller's.
  */
 export class CountBatcher<T> {
   private readonly keys = new Map<string, { running: number; waiting: Array<Waiter<T>> }>();
@@ -34,7 +23,6 @@ export class CountBatcher<T> {
   constructor(
     private readonly perKey: number,
     private readonly maxBatch: number,
-    private readonly settledPerTurn = SETTLED_PER_TURN,
   ) {}
 
   run(key: string, count: (n: number) => Promise<readonly T[]>): Promise<T> {
@@ -55,13 +43,14 @@ export class CountBatcher<T> {
     while (entry.running < this.perKey && entry.waiting.length > 0) {
       const batch = entry.waiting.splice(0, this.maxBatch);
       entry.running += 1;
-      const settle = (outcomes: readonly T[]) =>
-        this.inTurns(batch, (waiter, i) => {
+      const settle = (outcomes: readonly T[]) => {
+        for (const [i, waiter] of batch.entries()) {
           const outcome = outcomes[i];
           if (outcome === undefined) waiter.reject(new Error(`a count of ${batch.length} answered ${outcomes.length} outcomes`));
           else waiter.resolve(outcome);
-        });
-      const fail = (err: unknown) => this.inTurns(batch, (waiter) => waiter.reject(err));
+        }
+      };
+      const fail = (err: unknown) => batch.forEach((waiter) => waiter.reject(err));
       // `count` may throw synchronously as well as reject: both reach every waiter of the batch.
       Promise.resolve()
         .then(() => batch[0]!.count(batch.length))
@@ -73,12 +62,5 @@ export class CountBatcher<T> {
         })
         .catch(fail);
     }
-  }
-
-  /** `hand` for the first `settledPerTurn` waiters now, and as many more in each turn after. */
-  private inTurns(waiters: ReadonlyArray<Waiter<T>>, hand: (waiter: Waiter<T>, index: number) => void, from = 0): void {
-    const to = Math.min(waiters.length, from + this.settledPerTurn);
-    for (let i = from; i < to; i++) hand(waiters[i]!, i);
-    if (to < waiters.length) setImmediate(() => this.inTurns(waiters, hand, to));
   }
 }

@@ -53,25 +53,4 @@ describe('count batcher (rate-limit counts of a key, batched)', () => {
     await assert.rejects(failing, /database down/);
     assert.equal(batcher.size, 0);
   });
-
-  it('hands a batch its outcomes a few per turn of the event loop, in arrival order', async () => {
-    const batcher = new CountBatcher<string>(1, 64, 4);
-    const c = counter();
-    const first = batcher.run('k', c.count);
-    const handed: string[] = [];
-    const waiting = Array.from({ length: 10 }, () => batcher.run('k', c.count).then((o) => void handed.push(o)));
-    await tick();
-    c.answers.shift()!(['first']);
-    assert.equal(await first, 'first');
-    await tick();
-    assert.deepEqual(c.sizes, [1, 10], 'the ten that waited are one count');
-    c.answers.shift()!(Array.from({ length: 10 }, (_, i) => `o${i}`));
-    await tick();
-    assert.deepEqual(handed, ['o0', 'o1', 'o2', 'o3'], 'four in the turn the count came back: the rest wait for the next turns');
-    await Promise.all(waiting);
-    assert.deepEqual(handed, Array.from({ length: 10 }, (_, i) => `o${i}`), 'all of them, in arrival order');
-    const failing = Array.from({ length: 6 }, () => batcher.run('f', () => Promise.reject(new Error('database down'))));
-    for (const f of failing) await assert.rejects(f, /database down/);
-    assert.equal(batcher.size, 0);
-  });
 });
