@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { workspaceSchema } from '../../domain/workspace';
 import { useTestApi } from '../support/api';
 import { call, type ErrorJson } from '../support/http';
+import { refusedSoon } from '../support/revocation';
 
 describe('API keys', () => {
   const api = useTestApi();
@@ -33,6 +34,8 @@ describe('API keys', () => {
     const other = await api.repos.apiKeys.create({ workspaceId: workspace.id });
     assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status, 200);
     await api.repos.apiKeys.revoke({ id: keyId });
+    // The API's cache of keys hears of it through PostgreSQL's NOTIFY, a moment after the commit.
+    await refusedSoon(api, apiKey, 'the revoked key');
     const res = await call<ErrorJson>(api.baseURL, 'GET', '/v1/workspace', { apiKey });
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, 'invalid_api_key');

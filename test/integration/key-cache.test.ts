@@ -6,25 +6,8 @@ import { createRepositories, type Repositories } from '../../db/repositories';
 import { type RunningApi, startTestApi, type TestApi, useTestApi } from '../support/api';
 import { runCli } from '../support/cli';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { keyStatus as status, refusedSoon } from '../support/revocation';
 import { waitFor } from '../support/wait';
-
-/** How long a revocation may take to reach an API process: its notification, not the cache's TTL. */
-const REVOCATION_MS = 1000;
-
-const status = async (api: Pick<RunningApi, 'baseURL'>, apiKey: string) => (await call(api.baseURL, 'GET', '/v1/workspace', { apiKey })).status;
-
-/** Asks until `apiKey` answers 401, for at most REVOCATION_MS; fails with the last status. */
-async function refusedSoon(api: Pick<RunningApi, 'baseURL'>, apiKey: string, what: string): Promise<void> {
-  const deadline = Date.now() + REVOCATION_MS;
-  for (;;) {
-    const s = await status(api, apiKey);
-    if (s === 401) return;
-    assert.equal(s, 200, what);
-    assert.ok(Date.now() < deadline, `${what}: still ${s} ${REVOCATION_MS} ms after the revocation`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The queries of `api_keys` the API makes for one request of `apiKey` (the API's pool is `api.db`). */
 async function keyLookups(api: RunningApi, apiKey: string): Promise<number> {
