@@ -4,6 +4,7 @@ import type { Config } from '../config/env';
 import type { Db } from '../db/connect';
 import { AppError, RateLimitRefusal, type RefusalHoldEnd } from '../domain/errors';
 import { CountBatcher } from './count-batcher';
+import { LimitHeadroom, type WindowCount } from './limit-headroom';
 import type { RefusalHold } from './refusal-hold';
 
 /** The limits of public traffic, per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -117,7 +118,7 @@ interface KeyedLimit {
  * admitted, so a refused request spends nothing. When a limit already refuses its key from this
  * process's memory, only the limits that do are asked: a flood over a limit costs no query.
  */
-async function countBatch(counts: readonly KeyedLimit[], n: number): Promise<CountOutcome[]> {
+async function countBatch(counts: readonly KeyedLimit[], n: number, seen: (windows: Array<WindowCount | undefined>) => void): Promise<CountOutcome[]> {
   // Checked once the batch's turn has come: a count ahead of it may have put the block in memory.
   const blocked = counts.filter((c) => blockedInMemory(c.limit.limiter, c.key));
   const counted = blocked.length > 0 ? blocked : counts;
@@ -126,10 +127,17 @@ async function countBatch(counts: readonly KeyedLimit[], n: number): Promise<Cou
   let failed = false;
   let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
   const reachedStore: KeyedLimit[] = [];
+  // What each limit's window holds now, for the headroom (limit-headroom.ts); refused from memory: full.
+  const windows: Array<WindowCount | undefined> = counts.map(() => undefined);
+  const saw = (count: KeyedLimit, res: RateLimiterRes) => {
+    const consumed = res.consumedPoints > 0 ? res.consumedPoints : count.limit.limiter.points;
+    windows[counts.indexOf(count)] = { consumed, endsAt: Date.now() + res.msBeforeNext };
+  };
   for (const [i, r] of results.entries()) {
     const count = counted[i]!;
     if (r.status === 'fulfilled') {
       reachedStore.push(count);
+      saw(count, r.value);
       continue;
     }
     if (!(r.reason instanceof RateLimiterRes)) {
@@ -138,11 +146,13 @@ async function countBatch(counts: readonly KeyedLimit[], n: number): Promise<Cou
     }
     // consumedPoints is the window's count with the batch in it; 0 when refused from memory (nothing counted).
     const res = r.reason;
+    saw(count, res);
     if (res.consumedPoints > 0) reachedStore.push(count);
     const room = res.consumedPoints > 0 ? count.limit.limiter.points - (res.consumedPoints - n) : 0;
     fit = Math.min(fit, Math.max(0, room));
     if (!refusal || res.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit: count.limit, res };
   }
+  seen(windows);
   const admitted = failed ? 0 : fit;
   const back = n - admitted;
   const refunds =
@@ -173,11 +183,22 @@ export function consumeAll(limits: readonly CountedLimit[], key: string, hold: R
  * at once with a hold drawn from `hold` (its `hold`, refusal-hold.ts), named after the refusing
  * limit with the longest wait; answered after the hold, its `retryAfter` is what is left of that
  * wait then (answered at once, connection-holds.ts: the wait or the hold, whichever is longer).
- * Any other failure is `database_unavailable`.
+ * Any other failure is `database_unavailable`. A key whose last count left room for this request
+ * returns at once and is counted behind it (limit-headroom.ts).
  */
 async function consumeEach(counts: readonly KeyedLimit[], hold: RefusalHold, gate: LimitCounts): Promise<void> {
   const gateKey = counts.map((c) => `${c.limit.limiter.keyPrefix}:${c.key}`).join('+');
-  const outcome = await gate.run(gateKey, (n) => countBatch(counts, n));
+  const windows = counts.map(({ limit: { limiter } }) => ({ points: limiter.points, windowMs: limiter.duration * 1000 }));
+  const booked = gate.headroom.enter(gateKey, windows);
+  const counting = gate.batches.run(gateKey, (n) => countBatch(counts, n, (seen) => gate.headroom.seen(gateKey, windows, seen)));
+  const counted = counting.finally(booked.settle);
+  if (booked.ahead) {
+    // Started already: the count still lands (a key that reaches a limit is refused from then on);
+    // what it says of this request, or its failure, changes nothing now.
+    counted.catch(() => undefined);
+    return;
+  }
+  const outcome = await counted;
   if (outcome === 'admitted') return;
   if (outcome === 'failed') throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');
   // Decided now; answered after the hold and the refunds (a retry must find the points given back),
@@ -197,14 +218,21 @@ export function consume(limiter: RateLimiterPostgres, key: string, what: string,
   return consumeEach([{ limit: { limiter, what }, key }], hold, gate);
 }
 
-/** The counts of a set of limiters in one process, batched per key (count-batcher.ts). */
-export type LimitCounts = CountBatcher<CountOutcome>;
+/**
+ * The counts of a set of limiters in one process: batched per key (count-batcher.ts), and a key
+ * far from its limits let through before its count comes back (limit-headroom.ts).
+ */
+export interface LimitCounts {
+  batches: CountBatcher<CountOutcome>;
+  headroom: LimitHeadroom;
+}
 
 /**
  * A key's counts in flight at once: two, so a second count can start while the first is on its
  * way back, and a flood of one key holds at most two pooled connections per limit; whoever comes
- * meanwhile is counted in the next batch, of at most 64 requests.
+ * meanwhile is counted in the next batch, of at most 64 requests. At most two requests of a key
+ * are let through ahead of their counts at once.
  */
 export function limitCounts(): LimitCounts {
-  return new CountBatcher<CountOutcome>(2, 64);
+  return { batches: new CountBatcher<CountOutcome>(2, 64), headroom: new LimitHeadroom(2) };
 }

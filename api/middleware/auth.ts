@@ -11,7 +11,8 @@ const rateKey = (key: string) => createHash('sha256').update(key).digest('base64
 /**
  * `Authorization: Bearer sk_…` resolves the workspace; anything else is a 401 (there is no 403).
  * A well-formed key is counted against its rate limits (429 `rate_limited` beyond them) before it
- * is looked up, so a flood that is over its limits is refused from memory without a query.
+ * is looked up, so a flood that is over its limits is refused from memory without a query (a key
+ * far from its limits goes on at once and is counted behind: limit-headroom.ts).
  * `apiKeys` is the process's key cache (key-cache.ts): a known live key costs no lookup.
  */
 export function requireApiKey(apiKeys: Pick<ApiKeysRepository, 'resolve'>, limits: Pick<KeyLimits, 'request'>) {

@@ -8,6 +8,14 @@ import { call, type ErrorJson } from '../support/http';
 import { assertRateLimited } from '../support/limits';
 import { parseExposition, total } from '../support/prometheus';
 
+/** What the limits have stored for an API key (its digest, as the API counts it). */
+async function storedPoints(db: Db, apiKey: string): Promise<{ burst: number; minute: number }> {
+  const digest = createHash('sha256').update(apiKey).digest('base64url').slice(0, 32);
+  const rows = await db('rate_limits').whereIn('key', [`key-burst:${digest}`, `key-minute:${digest}`]).select('key', 'points');
+  const points = (prefix: string) => Number(rows.find((r: { key: string }) => r.key.startsWith(prefix))?.points ?? 0);
+  return { burst: points('key-burst:'), minute: points('key-minute:') };
+}
+
 describe('limits: requests per API key', () => {
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 5, KEY_REQUESTS_PER_MINUTE: 12 } }));
 
@@ -203,13 +211,7 @@ describe("limits: a key's first wave, counted together and paced", () => {
   });
   after(() => db.destroy());
 
-  /** What the limits have stored for an API key (its digest, as the API counts it). */
-  async function stored(apiKey: string): Promise<{ burst: number; minute: number }> {
-    const digest = createHash('sha256').update(apiKey).digest('base64url').slice(0, 32);
-    const rows = await db('rate_limits').whereIn('key', [`key-burst:${digest}`, `key-minute:${digest}`]).select('key', 'points');
-    const points = (prefix: string) => Number(rows.find((r: { key: string }) => r.key.startsWith(prefix))?.points ?? 0);
-    return { burst: points('key-burst:'), minute: points('key-minute:') };
-  }
+  const stored = (apiKey: string) => storedPoints(db, apiKey);
 
   it('the counts and leases skip the write-ahead log (UNLOGGED), so committing one waits for no disk flush', async () => {
     const tables = await db.raw<{ rows: Array<{ relname: string; relpersistence: string }> }>(
@@ -250,5 +252,43 @@ describe("limits: a key's first wave, counted together and paced", () => {
     // Two at once, then 125 ms apart: the last starts 4 × 125 ms after the first (never sooner).
     assert.ok(done[5]! >= 4 * 125 - 10, `answers at ${done.map((ms) => ms.toFixed(0)).join(' ')} ms`);
     assert.ok(otherMs < 4 * 125, `another key waited ${otherMs.toFixed(0)} ms`);
+  });
+});
+
+describe('limits: a key far from its limits is counted behind its requests', () => {
+  const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 50, KEY_REQUESTS_PER_MINUTE: 1000 } }));
+  let db: Db;
+  before(() => {
+    db = createDb({ url: fixture().databaseUrl, poolMax: 2 });
+  });
+  after(() => db.destroy());
+
+  /** The request's answer, or `waiting` if none came within `ms`. */
+  const within = <T>(answer: Promise<T>, ms: number) => Promise.race([answer, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), ms))]);
+
+  it('a key counted here with room left is answered while its count waits on PostgreSQL; a key not counted here yet waits; the count lands after', async () => {
+    const { apiKey: known } = await api.newWorkspace();
+    const { apiKey: fresh } = await api.newWorkspace();
+    assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey: known })).status, 200, 'the first request is counted before it starts');
+    // Every count now waits: the limiter's upsert cannot take its row lock while the table is held.
+    const lock = await db.transaction();
+    let locked = true;
+    try {
+      await lock.raw('lock table rate_limits in exclusive mode');
+      const answer = await within(call(api.baseURL, 'GET', '/v1/workspace', { apiKey: known }), 2000);
+      assert.notEqual(answer, 'waiting', 'a key with room left waited for its count');
+      assert.equal(answer !== 'waiting' && answer.status, 200);
+      const freshAnswer = call(api.baseURL, 'GET', '/v1/workspace', { apiKey: fresh });
+      assert.equal(await within(freshAnswer, 500), 'waiting', 'a key never counted here was let through before its count');
+      await lock.rollback();
+      locked = false;
+      assert.equal((await freshAnswer).status, 200);
+    } finally {
+      if (locked) await lock.rollback();
+    }
+    // The request let through ahead was counted all the same, once the table was free.
+    const deadline = Date.now() + 2000;
+    while ((await storedPoints(db, known)).minute < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await storedPoints(db, known)).minute, 2, 'both requests are in the minute');
   });
 });
