@@ -76,12 +76,17 @@ async function provision(input: DomainRunInput, target: string | null, token: st
 
 /**
  * Renews until it succeeds or the certificate expires. The domain stays served while `renewing`;
- * each failed attempt is written to `failure`, retried with backoff (up to an hour apart).
+ * each failed attempt is written to `failure`, retried with backoff (up to an hour apart). Each
+ * attempt first checks the claim's DNS proof again: a holder whose records now point elsewhere
+ * fails at expiry and releases the name.
  */
-async function renew(input: DomainRunInput, current: IssuedCertificate): Promise<IssuedCertificate | undefined> {
+async function renew(input: DomainRunInput, current: IssuedCertificate, target: string | null, token: string): Promise<IssuedCertificate | undefined> {
   if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: null }))) return removed();
   for (let delay = 60_000; ; delay = Math.min(delay * 2, RENEW_RETRY_MAX_MS)) {
     try {
+      const proof = await verifyDomainClaim({ domainId: input.domainId, domain: input.domain, target: target ?? '', token });
+      if (proof.outcome === 'gone') return removed();
+      if (proof.outcome !== 'held') throw new Error(`the DNS records of ${input.domain} no longer prove this claim (the resolver answered: ${proof.seen})`);
       const cert = await issueCertificate({ domainId: input.domainId, domain: input.domain });
       recordOutcome('domain', 'renewed');
       return cert;
@@ -112,6 +117,6 @@ export async function domainWorkflow(input: DomainRunInput): Promise<void> {
   const cert = serving ? state.certificate : input.phase === 'renew' ? undefined : await provision(input, state.target, state.token);
   if (!cert) return;
   await sleep(Math.max(renewAt(cert) - Date.now(), 0));
-  if (!(await renew(input, cert))) return;
+  if (!(await renew(input, cert, state.target, state.token))) return;
   await continueAsNew<typeof domainWorkflow>({ ...input, phase: 'renew' });
 }

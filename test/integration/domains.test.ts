@@ -295,4 +295,15 @@ describe('custom domains renewal', function () {
     const failed = await waitFor('failed after expiry', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
     assert.match(failed.failure!, /^the certificate expired; renewing it failed: /);
   });
+  it("a holder whose CNAME now names another workspace's agent loses the name at expiry; that workspace then takes it", async () => {
+    const { apiKey, root, domain } = await servedDomain('moved');
+    const next = await api.newWorkspace();
+    const nextAgent = await deployedAgent(api, next.apiKey, 'New Owner');
+    await stack.pebble.setCname(domain, nextAgent.host);
+    const released = await waitFor('the old holder failed', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
+    assert.match(released.failure!, /^the certificate expired; renewing it failed: the DNS records of .* no longer prove this claim/);
+    assert.equal((await call(api.baseURL, 'POST', '/v1/domains', { apiKey: next.apiKey, body: { domain, agentId: nextAgent.agentId } })).status, 202);
+    const page = await waitFor('served for the new owner', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200 && /New Owner/.test(r.text), 60_000);
+    assert.doesNotMatch(page!.text, /moved shop/);
+  });
 });
