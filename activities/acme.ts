@@ -57,7 +57,7 @@ export function createAcmeIssuer(deps: { repos: { customDomains: CustomDomainsRe
     return deps.box.open(kept, context);
   };
 
-  return async function issue(domain: string): Promise<AcmeCertificate> {
+  return async function issue({ domainId, domain }: { domainId: string; domain: string }): Promise<AcmeCertificate> {
     const acme = acmeClient();
     const client = new acme.Client({ directoryUrl, accountKey: await accountKey(), backoffAttempts: 10, backoffMin: 500, backoffMax: 5_000 });
     const [key, csr] = await acme.crypto.createCsr({ altNames: [domain] }, await acme.crypto.createPrivateEcdsaKey());
@@ -70,7 +70,7 @@ export function createAcmeIssuer(deps: { repos: { customDomains: CustomDomainsRe
       // the worker's network makes of the name, which proves nothing about the CA's view.
       skipChallengeVerification: true,
       challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-        await deps.repos.customDomains.putChallenge({ token: challenge.token, domain, keyAuthorization });
+        await deps.repos.customDomains.putChallenge({ token: challenge.token, domainId, domain, keyAuthorization });
       },
       challengeRemoveFn: async (_authz, challenge) => {
         await deps.repos.customDomains.deleteChallenge({ token: challenge.token });

@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /**
- * What a user sees: `pending_dns` (waiting for the CNAME), `issuing` (ACME order in progress),
+ * What a user sees: `pending_dns` (waiting for the DNS proof: the CNAME, or the TXT record), `issuing` (ACME order in progress),
  * `active` (served over HTTPS), `renewing` (still served; a new certificate is being obtained,
  * `failure` names the last failed attempt), `failed` (`failure` says why; add it again to retry).
  */
@@ -34,6 +34,10 @@ export const customDomainSchema = z
     agentId: z.string(),
     status: z.enum(domainStatuses),
     target: z.string().meta({ description: 'What the domain must be a CNAME of: the agent\'s production host.' }),
+    verification: z
+      .object({ type: z.literal('TXT'), name: z.string(), value: z.string() })
+      .strict()
+      .meta({ description: 'Where a CNAME cannot be (an apex name behind ALIAS/ANAME), this TXT record proves the claim instead: its value is this claim\'s own token.' }),
     failure: z.string().nullable().meta({ description: 'Why the domain failed, or why its last renewal attempt failed; null otherwise.' }),
     certificateExpiresAt: z.string().nullable(),
     createdAt: z.string(),

@@ -3,8 +3,17 @@
  * The domain's record and name rules are in domain/custom-domains.ts.
  */
 
-/** The workflow that provisions and renews a domain: one per domain name. */
-export const domainWorkflowId = (domain: string) => `domain:${domain}`;
+/** The workflow that provisions and renews a domain: one per claim (workspaces may claim the same name). */
+export const domainWorkflowId = (domainId: string) => `domain:${domainId}`;
+
+/**
+ * A DNS check of a claim: `unproven` (its records are not there), `held` (proved: the claim holds
+ * the name), `taken` (proved, but another claim holds the name), `gone` (the claim was removed).
+ */
+export type ClaimOutcome = 'unproven' | 'held' | 'taken' | 'gone';
+
+/** The TXT record whose value proves a claim where a CNAME cannot be (apex names behind ALIAS/ANAME). */
+export const verificationRecordName = (domain: string) => `_hosted-agents.${domain}`;
 
 /** The input of `domainWorkflow`; `phase` is `renew` after the first certificate (continue-as-new). */
 export interface DomainRunInput {

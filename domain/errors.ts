@@ -41,7 +41,7 @@ export const errorCodes = {
   },
   invalid_domain: { status: 400, doc: 'Not a host name that can be a custom domain: an IP address, a wildcard, a malformed name, or a host under AGENTS_DOMAIN.' },
   domain_not_found: { status: 404, doc: 'No such custom domain in this workspace.' },
-  domain_in_use: { status: 409, doc: 'The domain is attached to another agent (of this workspace or another): remove it there first.' },
+  domain_in_use: { status: 409, doc: 'The domain is attached to another agent of this workspace: remove it there first. (Other workspaces\' claims are never reported: DNS decides between them.)' },
   missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },

@@ -3,7 +3,7 @@ import type { Repositories } from '../db/repositories';
 import type { CustomDomainRow } from '../db/repositories/custom-domains';
 import { iso } from '../db/rows';
 import { type CustomDomain, normalizeDomain } from '../domain/custom-domains';
-import { type DomainRunInput, domainWorkflowId } from '../domain/domain-runs';
+import { type DomainRunInput, domainWorkflowId, verificationRecordName } from '../domain/domain-runs';
 import { AppError } from '../domain/errors';
 import type { domainWorkflow } from '../workflows/domain';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
@@ -23,8 +23,8 @@ interface CustomDomainsDeps {
 const notFound = () => new AppError('domain_not_found', 'no such custom domain in this workspace');
 
 /**
- * Custom domains of deployed agents (README: Custom domains): attaching starts the domain's
- * workflow on `ops` (CNAME, certificate, renewals); removal deletes the row — every replica stops
+ * Custom domains of deployed agents (README: Custom domains): a claim starts its workflow on
+ * `ops` (DNS proof, certificate, renewals); removal deletes the row — every replica stops
  * serving it within seconds — and ends the workflow.
  */
 export class CustomDomainsService {
@@ -36,6 +36,7 @@ export class CustomDomainsService {
       agentId: row.agent_id,
       status: row.status,
       target: `${slug}.${this.deps.agentsDomain}`,
+      verification: { type: 'TXT', name: verificationRecordName(row.domain), value: row.verification_token },
       failure: row.failure,
       certificateExpiresAt: row.not_after ? iso(row.not_after) : null,
       createdAt: iso(row.created_at),
@@ -49,8 +50,9 @@ export class CustomDomainsService {
   }
 
   /**
-   * Attaches the domain to a deployed agent and starts provisioning it; the same answer for a
-   * domain already attached to this agent (a failed one starts over).
+   * Claims the domain for a deployed agent and starts its workflow, which waits for the claim's
+   * DNS proof; the same answer for a domain already claimed for this agent (a failed one starts
+   * over). Any number of workspaces may claim a name: DNS decides, never who asked first.
    */
   async add(workspaceId: string, input: { domain: string; agentId: string }): Promise<CustomDomain> {
     if (this.deps.disabled) throw new AppError('domains_not_configured', this.deps.disabled);
@@ -61,7 +63,8 @@ export class CustomDomainsService {
     if (agent.prodVersion === null || !agent.slug) throw new AppError('agent_not_deployed', 'the agent has no production version: deploy one with deployToProd first, then add its domain');
     const attached = await this.deps.repos.customDomains.attach({ domain, workspaceId, agentId: input.agentId });
     let row = attached.row;
-    if (row.agent_id !== input.agentId) throw new AppError('domain_in_use', `${domain} is attached to another agent; remove it there first`);
+    // Only this workspace's own claims are looked at: whether another workspace claims the name is never said.
+    if (row.agent_id !== input.agentId) throw new AppError('domain_in_use', `${domain} is attached to another agent of this workspace; remove it there first`);
     if (!attached.created && row.status === 'failed') row = (await this.deps.repos.customDomains.restart({ id: row.id })) ?? row;
     await this.start(row);
     return this.view(row, agent.slug);
@@ -70,7 +73,7 @@ export class CustomDomainsService {
   private async start(row: CustomDomainRow): Promise<void> {
     const input: DomainRunInput = { domainId: row.id, domain: row.domain, dnsDeadlineSeconds: this.deps.dnsDeadlineSeconds };
     await this.deps.temporal.workflow.start<typeof domainWorkflow>('domainWorkflow', {
-      workflowId: domainWorkflowId(row.domain),
+      workflowId: domainWorkflowId(row.id),
       taskQueue: this.deps.opsQueue,
       args: [input],
       // A run already at work on this domain (an earlier add started it) goes on; removal ends runs.
@@ -106,7 +109,7 @@ export class CustomDomainsService {
     if (!row) throw notFound();
     this.deps.forget(row.domain);
     try {
-      await this.deps.temporal.workflow.getHandle(domainWorkflowId(row.domain)).terminate('the domain was removed');
+      await this.deps.temporal.workflow.getHandle(domainWorkflowId(row.id)).terminate('the domain was removed');
     } catch (err) {
       // Ended already (failed, or never started): nothing runs for this row.
       if (!(err instanceof WorkflowNotFoundError)) throw err;

@@ -1,10 +1,10 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DomainActivities } from '../activities/domains';
 import { recordOutcome } from './outcome-sink';
-import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt } from '../domain/domain-runs';
+import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt, verificationRecordName } from '../domain/domain-runs';
 
 // Reads and status writes: retried until the database answers (a removed row is an answer).
-const { domainForRun, checkDomainCname, setDomainStatus } = proxyActivities<DomainActivities>({
+const { domainForRun, verifyDomainClaim, setDomainStatus } = proxyActivities<DomainActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -28,17 +28,23 @@ const removed = (): undefined => {
 const why = (err: unknown) => (err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
 
 /**
- * Polls DNS (backing off to every 30 s) until the domain is a CNAME of `target`; past the
- * deadline the domain is `failed` with what the resolver answered. True when the CNAME is there.
+ * Polls DNS (backing off to every 30 s) until the claim's records prove it (a CNAME of `target`,
+ * or its TXT token) and it holds the name. Past the deadline the claim is `failed`, holding
+ * nothing; a claim that proved its DNS while another holds the name is told so (only a DNS
+ * controller gets that far). True when the claim holds the name, undefined when it was removed.
  */
-async function waitForCname(input: DomainRunInput, target: string): Promise<boolean> {
+async function waitForProof(input: DomainRunInput, target: string, token: string): Promise<boolean | undefined> {
   const deadline = Date.now() + input.dnsDeadlineSeconds * 1000;
   for (let delay = 1000; ; delay = Math.min(delay * 2, DNS_POLL_MAX_MS)) {
-    const { ok, seen } = await checkDomainCname({ domain: input.domain, target });
-    if (ok) return true;
+    const { outcome, seen } = await verifyDomainClaim({ domainId: input.domainId, domain: input.domain, target, token });
+    if (outcome === 'held') return true;
+    if (outcome === 'gone') return removed();
     const left = deadline - Date.now();
     if (left <= 0) {
-      const failure = `no CNAME record of ${input.domain} points at ${target} after ${input.dnsDeadlineSeconds} s (the resolver answered: ${seen}); add the CNAME, then add the domain again`;
+      const failure =
+        outcome === 'taken'
+          ? `the DNS records of ${input.domain} are in place, but the name is in use by an earlier verified claim on this service; it is released when that claim is removed or fails: add the domain again then`
+          : `no CNAME record of ${input.domain} points at ${target}, and no TXT record ${verificationRecordName(input.domain)} carries this claim's token, after ${input.dnsDeadlineSeconds} s (the resolver answered: ${seen}); add one, then add the domain again`;
       await setDomainStatus({ domainId: input.domainId, status: 'failed', failure });
       recordOutcome('domain', 'failed');
       return false;
@@ -48,13 +54,13 @@ async function waitForCname(input: DomainRunInput, target: string): Promise<bool
 }
 
 /** The first certificate: undefined when the run ends (failed, or the domain was removed). */
-async function provision(input: DomainRunInput, target: string | null): Promise<IssuedCertificate | undefined> {
+async function provision(input: DomainRunInput, target: string | null, token: string): Promise<IssuedCertificate | undefined> {
   if (target === null) {
     await setDomainStatus({ domainId: input.domainId, status: 'failed', failure: 'the agent is no longer deployed to production' });
     recordOutcome('domain', 'failed');
     return undefined;
   }
-  if (!(await waitForCname(input, target))) return undefined;
+  if (!(await waitForProof(input, target, token))) return undefined;
   if (!(await setDomainStatus({ domainId: input.domainId, status: 'issuing', failure: null }))) return removed();
   try {
     const cert = await issueCertificate({ domainId: input.domainId, domain: input.domain });
@@ -70,12 +76,17 @@ async function provision(input: DomainRunInput, target: string | null): Promise<
 
 /**
  * Renews until it succeeds or the certificate expires. The domain stays served while `renewing`;
- * each failed attempt is written to `failure`, retried with backoff (up to an hour apart).
+ * each failed attempt is written to `failure`, retried with backoff (up to an hour apart). Each
+ * attempt first checks the claim's DNS proof again: a holder whose records now point elsewhere
+ * fails at expiry and releases the name.
  */
-async function renew(input: DomainRunInput, current: IssuedCertificate): Promise<IssuedCertificate | undefined> {
+async function renew(input: DomainRunInput, current: IssuedCertificate, target: string | null, token: string): Promise<IssuedCertificate | undefined> {
   if (!(await setDomainStatus({ domainId: input.domainId, status: 'renewing', failure: null }))) return removed();
   for (let delay = 60_000; ; delay = Math.min(delay * 2, RENEW_RETRY_MAX_MS)) {
     try {
+      const proof = await verifyDomainClaim({ domainId: input.domainId, domain: input.domain, target: target ?? '', token });
+      if (proof.outcome === 'gone') return removed();
+      if (proof.outcome !== 'held') throw new Error(`the DNS records of ${input.domain} no longer prove this claim (the resolver answered: ${proof.seen})`);
       const cert = await issueCertificate({ domainId: input.domainId, domain: input.domain });
       recordOutcome('domain', 'renewed');
       return cert;
@@ -94,8 +105,8 @@ async function renew(input: DomainRunInput, current: IssuedCertificate): Promise
 }
 
 /**
- * A custom domain's life (one run per domain name, on `ops`): wait for the CNAME, obtain a
- * certificate, then sleep until two-thirds of its lifetime and renew, continuing as new after
+ * A custom domain claim's life (one run per claim, on `ops`): wait until its DNS proves it and
+ * it holds the name, obtain a certificate, then sleep until two-thirds of its lifetime and renew, continuing as new after
  * each renewal so the history stays short. Removal deletes the row and terminates the run;
  * a step that finds the row gone ends it too.
  */
@@ -103,9 +114,9 @@ export async function domainWorkflow(input: DomainRunInput): Promise<void> {
   const state = await domainForRun({ domainId: input.domainId });
   if (!state) return removed();
   const serving = state.certificate && (state.status === 'active' || state.status === 'renewing');
-  const cert = serving ? state.certificate : input.phase === 'renew' ? undefined : await provision(input, state.target);
+  const cert = serving ? state.certificate : input.phase === 'renew' ? undefined : await provision(input, state.target, state.token);
   if (!cert) return;
   await sleep(Math.max(renewAt(cert) - Date.now(), 0));
-  if (!(await renew(input, cert))) return;
+  if (!(await renew(input, cert, state.target, state.token))) return;
   await continueAsNew<typeof domainWorkflow>({ ...input, phase: 'renew' });
 }

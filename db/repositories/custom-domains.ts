@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type DomainStatus, servingStatuses } from '../../domain/custom-domains';
-import { newId } from '../../domain/ids';
+import { newId, randomToken } from '../../domain/ids';
 import type { Db } from '../connect';
 
 export interface CustomDomainRow {
@@ -15,6 +15,10 @@ export interface CustomDomainRow {
   not_before: Date | null;
   not_after: Date | null;
   cert_serial: string | null;
+  /** The value of the claim's `_hosted-agents.<domain>` TXT record (public: it is published in DNS). */
+  verification_token: string;
+  /** When its DNS proved the claim; set on the one claim that holds the name. */
+  verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -35,9 +39,9 @@ export interface StoredCertificate {
 }
 
 /**
- * Custom domains, their ACME challenge answers and the ACME accounts. Owner reads are scoped by
- * workspace; the worker's writes are keyed by the row id, so a run of a removed domain never
- * writes into a row of the same name added again.
+ * Custom domains (one claim per workspace and name; the claim DNS proved holds the name), their
+ * ACME challenge answers and the ACME accounts. Owner reads are scoped by workspace; the worker's
+ * writes are keyed by the row id, so a run of a removed claim never writes into another one.
  */
 export class CustomDomainsRepository {
   constructor(private readonly db: Db) {}
@@ -48,28 +52,54 @@ export class CustomDomainsRepository {
   }
 
   /**
-   * Attaches `domain` to the agent, or finds it attached: `created` is false when the name was
-   * taken already (by this agent or another: the caller tells them apart by `row.agent_id`).
+   * The workspace's claim on `domain` for the agent, or its claim already there: `created` is
+   * false when the workspace had one (for this agent or another: the caller tells them apart by
+   * `row.agent_id`). Other workspaces' claims on the name do not matter here: DNS decides.
    */
   async attach(input: { domain: string; workspaceId: string; agentId: string }): Promise<{ row: CustomDomainRow; created: boolean }> {
     const [inserted] = await this.db('custom_domains')
-      .insert({ domain: input.domain, id: newId('domain'), workspace_id: input.workspaceId, agent_id: input.agentId, status: 'pending_dns' })
-      .onConflict('domain')
+      .insert({
+        domain: input.domain,
+        id: newId('domain'),
+        workspace_id: input.workspaceId,
+        agent_id: input.agentId,
+        status: 'pending_dns',
+        verification_token: randomToken(32),
+      })
+      .onConflict(['domain', 'workspace_id'])
       .ignore()
       .returning('*');
     if (inserted) return { row: inserted as CustomDomainRow, created: true };
-    const existing = await this.db<CustomDomainRow>('custom_domains').where({ domain: input.domain }).first();
+    const existing = await this.get({ workspaceId: input.workspaceId, domain: input.domain });
     if (!existing) return this.attach(input); // removed between the two statements: try again
     return { row: existing, created: false };
   }
 
-  /** A failed domain of this agent starts over (its owner fixed the DNS and adds it again). */
+  /** A failed claim of this agent starts over (its owner fixed the DNS and adds it again). */
   async restart({ id }: { id: string }): Promise<CustomDomainRow | undefined> {
     const [row] = await this.db('custom_domains')
       .where({ id, status: 'failed' })
-      .update({ status: 'pending_dns', failure: null, updated_at: this.db.fn.now() })
+      .update({ status: 'pending_dns', failure: null, verified_at: null, updated_at: this.db.fn.now() })
       .returning('*');
     return row as CustomDomainRow | undefined;
+  }
+
+  /**
+   * Makes the claim the name's holder once its DNS proved it: `held` when it is (now or already),
+   * `taken` while another claim holds the name, `gone` when the claim was removed.
+   */
+  async verify({ id }: { id: string }): Promise<'held' | 'taken' | 'gone'> {
+    return this.db.transaction(async (trx) => {
+      const row = await trx<CustomDomainRow>('custom_domains').where({ id }).forUpdate().first('domain', 'verified_at');
+      if (!row) return 'gone';
+      if (row.verified_at) return 'held';
+      // Serialised per name, so two claims proved at once cannot both hold it.
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`custom-domain:${row.domain}`]);
+      const holder = await trx('custom_domains').where({ domain: row.domain }).whereNotNull('verified_at').first('id');
+      if (holder) return 'taken';
+      await trx('custom_domains').where({ id }).update({ verified_at: trx.fn.now(), updated_at: trx.fn.now() });
+      return 'held';
+    });
   }
 
   async get({ workspaceId, domain }: { workspaceId: string; domain: string }): Promise<CustomDomainRow | undefined> {
@@ -93,7 +123,9 @@ export class CustomDomainsRepository {
 
   /** Sets the status of the row (and the failure text, null to clear it). False when it is gone. */
   async setStatus({ id, status, failure }: { id: string; status: DomainStatus; failure: string | null }, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await (trx ?? this.db)('custom_domains').where({ id }).update({ status, failure, updated_at: this.db.fn.now() });
+    // A failed claim holds nothing: the name is free for whichever claim proves it next.
+    const release = status === 'failed' ? { verified_at: null } : {};
+    const n = await (trx ?? this.db)('custom_domains').where({ id }).update({ status, failure, ...release, updated_at: this.db.fn.now() });
     return n > 0;
   }
 
@@ -121,6 +153,7 @@ export class CustomDomainsRepository {
   async servedCertificate({ domain }: { domain: string }): Promise<(StoredCertificate & { agentId: string }) | undefined> {
     const row = await this.db<CustomDomainRow>('custom_domains')
       .where({ domain })
+      .whereNotNull('verified_at')
       .whereIn('status', servingStatuses)
       .whereNotNull('cert_pem')
       .first('id', 'domain', 'agent_id', 'cert_pem', 'key_sealed');
@@ -128,8 +161,11 @@ export class CustomDomainsRepository {
     return { id: row.id, domain: row.domain, agentId: row.agent_id, certPem: row.cert_pem, keySealed: row.key_sealed };
   }
 
-  async putChallenge({ token, domain, keyAuthorization }: { token: string; domain: string; keyAuthorization: string }): Promise<void> {
-    await this.db('acme_challenges').insert({ token, domain, key_authorization: keyAuthorization }).onConflict('token').merge();
+  async putChallenge(input: { token: string; domainId: string; domain: string; keyAuthorization: string }): Promise<void> {
+    await this.db('acme_challenges')
+      .insert({ token: input.token, domain_id: input.domainId, domain: input.domain, key_authorization: input.keyAuthorization })
+      .onConflict('token')
+      .merge();
   }
 
   async deleteChallenge({ token }: { token: string }): Promise<void> {

@@ -70,16 +70,17 @@ export class DeploymentsRepository {
 
   /**
    * Makes `number` the production version in one transaction: gives the agent a slug on its first
-   * deploy (the first free of `base`, `base-2`, …), stores the token `mint()` makes when the agent
-   * has none, and stamps the version's `deployed_at`. Undefined when the agent is gone.
+   * deploy (the first of `base`, `base-2`, … that is free for its workspace, see `claimSlug`),
+   * stores the token `mint()` makes when the agent has none, and stamps the version's
+   * `deployed_at`. Undefined when the agent is gone.
    */
   async promote(
     input: { agentId: string; number: number; slugBase: string; mint: () => MintedToken },
   ): Promise<{ slug: string; versionNumber: number } | undefined> {
     return this.db.transaction(async (trx) => {
-      const agent = await trx('agents').where({ id: input.agentId }).forUpdate().first('slug', 'public_token_hash');
+      const agent = await trx('agents').where({ id: input.agentId }).forUpdate().first('slug', 'public_token_hash', 'workspace_id');
       if (!agent) return undefined;
-      const slug: string = agent.slug ?? (await this.freeSlug(input.slugBase, trx));
+      const slug: string = agent.slug ?? (await this.claimSlug(input.slugBase, agent.workspace_id, trx));
       const token = agent.public_token_hash ? {} : (({ hash, sealed }) => ({ public_token_hash: hash, public_token_sealed: sealed }))(input.mint());
       await trx('agents').where({ id: input.agentId }).update({ prod_version: input.number, slug, ...token });
       await trx('agent_versions').where({ agent_id: input.agentId, number: input.number }).update({ deployed_at: trx.fn.now() });
@@ -87,14 +88,29 @@ export class DeploymentsRepository {
     });
   }
 
-  /** The first of `base`, `base-2`, `base-3` … no agent holds (a racing holder fails the unique index; the caller retries). */
-  private async freeSlug(base: string, trx: Knex.Transaction): Promise<string> {
-    const taken = new Set(
-      (await trx('agents').where('slug', base).orWhere('slug', 'like', `${base}-%`).select('slug')).map((r: { slug: string }) => r.slug),
-    );
+  /**
+   * The first of `base`, `base-2`, `base-3` … that no agent holds and no other workspace ever
+   * held (`slug_claims` keeps released slugs as tombstones of their workspace), claimed for
+   * `workspaceId`. A racing claim fails the primary key or the agents' unique index; the caller
+   * (a retried activity) tries again.
+   */
+  private async claimSlug(base: string, workspaceId: string, trx: Knex.Transaction): Promise<string> {
+    const similar = (q: Knex.QueryBuilder, column: string) => q.where(column, base).orWhere(column, 'like', `${base}-%`);
+    const held = new Set((await similar(trx('agents'), 'slug').select('slug')).map((r: { slug: string }) => r.slug));
+    const claims = await trx('slug_claims').where((q) => similar(q, 'slug')).select('slug', 'workspace_id');
+    const others = new Set(claims.filter((c: { workspace_id: string }) => c.workspace_id !== workspaceId).map((c: { slug: string }) => c.slug));
     for (let attempt = 1; ; attempt++) {
       const candidate = slugCandidate(base, attempt);
-      if (!taken.has(candidate)) return candidate;
+      if (held.has(candidate) || others.has(candidate)) continue;
+      // A claim another workspace made meanwhile wins: no row comes back, the transaction fails.
+      const claimed = await trx.raw(
+        `insert into slug_claims (slug, workspace_id) values (?, ?)
+         on conflict (slug) do update set workspace_id = excluded.workspace_id where slug_claims.workspace_id = excluded.workspace_id
+         returning slug`,
+        [candidate, workspaceId],
+      );
+      if ((claimed as { rows: unknown[] }).rows.length === 0) throw new Error(`slug ${candidate} was claimed by another workspace meanwhile; try again`);
+      return candidate;
     }
   }
 

@@ -18,12 +18,14 @@ export class DomainsResource {
   /**
    * Attaches `domain` to the agent `agentId` (`POST /v1/domains`) and resolves at once to the
    * domain, `pending_dns`. First make the domain a CNAME of the agent's production host (the
-   * `target` field; the host of `deployToProd`'s URL): the service then obtains a certificate and
+   * `target` field; the host of `deployToProd`'s URL), or for an apex name publish the TXT record
+   * of `verification`: once that DNS proof is seen, the service obtains a certificate and
    * serves the agent's page and public chat on `https://<domain>`, usually within a minute; follow
    * it with `get`. Adding a domain already attached to the same agent answers the same (a failed
    * one starts over). Rejects with 400 `invalid_domain` (an IP, a wildcard, a host under the
    * agents domain), 400 `domains_not_configured` (this server has custom domains off), 404
-   * `agent_not_found`, 409 `agent_not_deployed`, 409 `domain_in_use` (attached to another agent).
+   * `agent_not_found`, 409 `agent_not_deployed`, 409 `domain_in_use` (attached to another agent of
+   * this workspace). Other workspaces' claims on the name are never reported: DNS decides.
    */
   add(input: { domain: string; agentId: string }, options: CallOptions = {}): Promise<CustomDomain> {
     const body = { domain: input.domain, agentId: bodyId(input.agentId, 'agent id') };

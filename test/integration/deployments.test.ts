@@ -188,4 +188,30 @@ describe('deployments', () => {
     }
     assert.deepEqual(ids.sort(), [`deploy-prod-${agent.agentId}-v1`, `deploy-test-${agent.agentId}-v1`]);
   });
+  it("a deleted agent's slug is never given to another workspace; its own workspace gets it back", async () => {
+    const name = `Tomb ${Math.random().toString(36).slice(2, 8)}`;
+    const deployAs = async (key: string): Promise<{ agentId: string; url: string }> => {
+      const agent = await freelancer(api.baseURL, key, { name, greeting: `Hello from ${key === apiKey ? 'the owner' : 'a stranger'}` });
+      const [v1] = await agent.versionIds();
+      const r = await call<Prod>(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey: key, body: { versionId: v1!.id } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return { agentId: agent.agentId, url: r.body.url };
+    };
+    const first = await deployAs(apiKey);
+    assert.equal((await call(api.baseURL, 'DELETE', `/v1/agents/${first.agentId}`, { apiKey })).status, 204);
+
+    // A stranger with the same name gets another host: links to the old one never reach its agent.
+    const stranger = await api.newWorkspace();
+    const theirs = await deployAs(stranger.apiKey);
+    assert.notEqual(new URL(theirs.url).hostname, new URL(first.url).hostname);
+    assert.equal(new URL(theirs.url).hostname, new URL(first.url).hostname.replace(/^([^.]+)/, '$1-2'));
+    const old = await siteRequest(api.baseURL, first.url);
+    assert.equal(old.status, 404);
+    assert.doesNotMatch(old.text, /a stranger/);
+
+    // The workspace that held it may use it again.
+    const again = await deployAs(apiKey);
+    assert.equal(again.url, first.url);
+    assert.match((await siteRequest(api.baseURL, first.url)).text, /the owner/);
+  });
 });

@@ -90,8 +90,8 @@ describe('custom domains', function () {
     const added = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
     assert.equal(added.body.status, 'pending_dns');
     const failed = await waitFor('failed', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 30_000);
-    assert.match(failed.failure ?? '', new RegExp(`no CNAME record of ${domain.replace(/\./g, '\\.')} points at ${agent.host.replace(/\./g, '\\.')} after 4 s`));
-    assert.match(failed.failure ?? '', /no CNAME record\)/);
+    assert.match(failed.failure ?? '', new RegExp(`no CNAME record of ${domain.replace(/\./g, '\\.')} points at ${agent.host.replace(/\./g, '\\.')}, and no TXT record _hosted-agents\\.${domain.replace(/\./g, '\\.')} carries this claim's token, after 4 s`));
+    assert.match(failed.failure ?? '', /no CNAME record; no TXT record at /);
   });
 
   it('removal stops serving at once and deletes the domain', async () => {
@@ -120,10 +120,16 @@ describe('custom domains', function () {
     const foreign = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: uniqueDomain('x'), agentId: otherAgent.agentId } });
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.error.code, 'agent_not_found');
-    const stolen = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey: other.apiKey, body: { domain, agentId: otherAgent.agentId } });
-    assert.equal(stolen.status, 409);
-    assert.equal(stolen.body.error.code, 'domain_in_use');
-    assert.equal((await call<ErrorJson>(api.baseURL, 'GET', `/v1/domains/${domain}`, { apiKey: other.apiKey })).status, 404);
+    // Another workspace may claim the name too (DNS decides): its answer says nothing of the first claim.
+    const rival = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey: other.apiKey, body: { domain, agentId: otherAgent.agentId } });
+    assert.equal(rival.status, 202);
+    assert.equal(rival.body.status, 'pending_dns');
+    assert.equal(rival.body.agentId, otherAgent.agentId);
+    // Within one workspace a name serves one agent.
+    const second = await deployedAgent(api, apiKey, 'Second Shop');
+    const inUse = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: second.agentId } });
+    assert.equal(inUse.status, 409);
+    assert.equal(inUse.body.error.code, 'domain_in_use');
 
     for (const bad of ['127.0.0.1', '*.shop.example.com', `x.${agent.host}`, 'https://chat.example.com/', 'localhost']) {
       const r = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: bad, agentId: agent.agentId } });
@@ -136,6 +142,54 @@ describe('custom domains', function () {
     const undeployed = await freelancer(api.baseURL, apiKey, { name: 'Draft' });
     const notDeployed = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: uniqueDomain('d'), agentId: undeployed.agentId } });
     assert.equal(notDeployed.body.error.code, 'agent_not_deployed');
+  });
+
+  it("a squatter's earlier claim: the workspace whose CNAME names its own agent takes the name and the certificate; the squatter gets neither and is told nothing", async () => {
+    const domain = uniqueDomain('squat');
+    const squatter = await api.newWorkspace();
+    const squatAgent = await deployedAgent(api, squatter.apiKey, 'Squat Shop');
+    const squat = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey: squatter.apiKey, body: { domain, agentId: squatAgent.agentId } });
+    assert.equal(squat.status, 202);
+
+    // The owner points its DNS at its own agent and claims the name after the squatter.
+    await stack.pebble.setCname(domain, agent.host);
+    const owner = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
+    assert.equal(owner.status, 202, JSON.stringify(owner.body));
+    const page = await waitFor('HTTPS for the owner', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200, 60_000);
+    assert.match(page!.text, /Shop Helper/);
+    assert.doesNotMatch(page!.text, /Squat Shop/);
+    assert.equal((await domainStatus(api, apiKey, domain)).status, 'active');
+
+    // The squatter's claim fails at its deadline with the plain DNS reason: no certificate, no word of the owner.
+    const lost = await waitFor('squatter failed', () => domainStatus(api, squatter.apiKey, domain), (d) => d.status === 'failed', 30_000);
+    assert.equal(lost.certificateExpiresAt, null);
+    assert.match(lost.failure!, new RegExp(`^no CNAME record of ${domain.replace(/\./g, '\\.')} points at ${squatAgent.host.replace(/\./g, '\\.')}`));
+    assert.doesNotMatch(lost.failure!, /in use|another|other workspace|held/i);
+    assert.doesNotMatch(JSON.stringify(lost), new RegExp(agent.agentId));
+    // Adding it again starts over and ends the same way; the owner keeps serving.
+    const retry = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey: squatter.apiKey, body: { domain, agentId: squatAgent.agentId } });
+    assert.equal(retry.status, 202);
+    assert.equal(retry.body.status, 'pending_dns');
+    const again = await waitFor('squatter failed again', () => domainStatus(api, squatter.apiKey, domain), (d) => d.status === 'failed', 30_000);
+    assert.equal(again.certificateExpiresAt, null);
+    assert.match((await httpsGet(api.httpsPort!, domain, root)).text, /Shop Helper/);
+  });
+
+  it('an apex name proved by its TXT token (ALIAS records cannot be CNAMEs): only the claim whose token is published takes it', async () => {
+    const domain = `apex-${Math.random().toString(36).slice(2, 8)}.example`;
+    const squatter = await api.newWorkspace();
+    const squatAgent = await deployedAgent(api, squatter.apiKey, 'Squat Shop');
+    const squat = await call<DomainJson & { verification: { name: string; value: string } }>(api.baseURL, 'POST', '/v1/domains', { apiKey: squatter.apiKey, body: { domain, agentId: squatAgent.agentId } });
+    const owner = await call<DomainJson & { verification: { type: string; name: string; value: string } }>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain, agentId: agent.agentId } });
+    assert.equal(owner.status, 202);
+    assert.deepEqual({ ...owner.body.verification, value: '' }, { type: 'TXT', name: `_hosted-agents.${domain}`, value: '' });
+    assert.notEqual(owner.body.verification.value, squat.body.verification.value, 'each claim has its own token');
+    await stack.pebble.addTxt(owner.body.verification.name, owner.body.verification.value);
+    const page = await waitFor('HTTPS for the owner', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200, 60_000);
+    assert.match(page!.text, /Shop Helper/);
+    const lost = await waitFor('squatter failed', () => domainStatus(api, squatter.apiKey, domain), (d) => d.status === 'failed', 30_000);
+    assert.equal(lost.certificateExpiresAt, null);
+    assert.doesNotMatch(lost.failure!, /in use|another|other workspace|held/i);
   });
 
   it('without HTTPS_PORT, domains.add answers 400 domains_not_configured at once', async () => {
@@ -240,5 +294,16 @@ describe('custom domains renewal', function () {
     assert.equal(still.serial, first.serial, `the old certificate serves while renewal retries: ${details}`);
     const failed = await waitFor('failed after expiry', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
     assert.match(failed.failure!, /^the certificate expired; renewing it failed: /);
+  });
+  it("a holder whose CNAME now names another workspace's agent loses the name at expiry; that workspace then takes it", async () => {
+    const { apiKey, root, domain } = await servedDomain('moved');
+    const next = await api.newWorkspace();
+    const nextAgent = await deployedAgent(api, next.apiKey, 'New Owner');
+    await stack.pebble.setCname(domain, nextAgent.host);
+    const released = await waitFor('the old holder failed', () => domainStatus(api, apiKey, domain), (d) => d.status === 'failed', 60_000);
+    assert.match(released.failure!, /^the certificate expired; renewing it failed: the DNS records of .* no longer prove this claim/);
+    assert.equal((await call(api.baseURL, 'POST', '/v1/domains', { apiKey: next.apiKey, body: { domain, agentId: nextAgent.agentId } })).status, 202);
+    const page = await waitFor('served for the new owner', () => httpsGet(api.httpsPort!, domain, root).catch(() => undefined), (r) => r?.status === 200 && /New Owner/.test(r.text), 60_000);
+    assert.doesNotMatch(page!.text, /moved shop/);
   });
 });

@@ -22,6 +22,8 @@ export interface PebbleStack {
   dnsServer: string;
   /** Makes `host` a CNAME of `target` in the test DNS server. */
   setCname(host: string, target: string): Promise<void>;
+  /** Adds a TXT record `value` at `host` in the test DNS server. */
+  addTxt(host: string, value: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -139,6 +141,11 @@ export async function startPebble(opts: { httpPort: number; validitySeconds?: nu
         const res = await request(`http://127.0.0.1:${challMgmtPort}/set-cname`, { method: 'POST', body: JSON.stringify({ host: `${host}.`, target: `${target}.` }) });
         await res.body.dump();
         if (res.statusCode !== 200) throw new Error(`challtestsrv set-cname answered ${res.statusCode}`);
+      },
+      async addTxt(host, value) {
+        const res = await request(`http://127.0.0.1:${challMgmtPort}/set-txt`, { method: 'POST', body: JSON.stringify({ host: `${host}.`, value }) });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`challtestsrv set-txt answered ${res.statusCode}`);
       },
       async stop() {
         await trusted.close();

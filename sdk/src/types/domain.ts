@@ -4,7 +4,7 @@
  */
 
 /**
- * Where a custom domain stands: `pending_dns` (waiting for its CNAME), `issuing` (the certificate
+ * Where a custom domain stands: `pending_dns` (waiting for its DNS proof: the CNAME or the TXT record), `issuing` (the certificate
  * is being obtained), `active` (served over HTTPS), `renewing` (still served; a new certificate is
  * being obtained, `failure` names a failed attempt), `failed` (`failure` says why).
  */
@@ -19,6 +19,11 @@ export interface CustomDomain {
   status: DomainStatus;
   /** What the domain must be a CNAME of: the agent's production host, e.g. `support.agents.example.com`. */
   target: string;
+  /**
+   * Where a CNAME cannot be (an apex name behind ALIAS/ANAME): a TXT record `name`
+   * (`_hosted-agents.<domain>`) whose value is `value`, this claim's own token, proves it instead.
+   */
+  verification: { type: 'TXT'; name: string; value: string };
   /** Why the domain failed, or why the last renewal attempt failed; null otherwise. */
   failure: string | null;
   /** When the certificate in use expires (it is renewed well before); null before the first one. */
