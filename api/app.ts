@@ -18,6 +18,7 @@ import { KnowledgeService } from '../services/knowledge';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
+import { AllowedOriginsService } from '../services/allowed-origins';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
@@ -35,6 +36,7 @@ import { codecCors } from './middleware/codec-cors';
 import { KeyLimits } from './key-limits';
 import { httpMetrics, metricsEndpoint, refusalMetrics } from './metrics';
 import { PublicRateLimits } from './rate-limits';
+import { PublicOrigins } from './public-origins';
 import { RefusalHold } from './refusal-hold';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
@@ -53,6 +55,7 @@ import { healthRoutes } from './routes/health';
 import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
 import { creditCapRoutes } from './routes/credit-caps';
+import { allowedOriginRoutes } from './routes/allowed-origins';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
@@ -104,6 +107,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   diagnosticsRoutes(r, deps, refusalHold);
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
+  allowedOriginRoutes(r, new AllowedOriginsService({ repos: deps.repos }));
   webhookRoutes(r, {
     webhooks,
     runs: new WebhookRuns({
@@ -186,6 +190,12 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
     limits,
+    origins: new PublicOrigins({
+      repo: deps.repos.allowedOrigins,
+      ownURLs: [deps.config.baseURL, deps.config.embedURL],
+      agentsDomain: deps.config.AGENTS_DOMAIN,
+      directory,
+    }),
     turns: deps.repos.turns,
     hub: deps.hub,
     stream,
@@ -230,7 +240,12 @@ export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: Conn
 
   app.use(createRoutes(deps, directory).router.routes());
   app.use(
-    hostedRoutes({ deployments: deps.repos.deployments, box: secretBoxFromConfig(deps.config), publicBaseURL: deps.config.PUBLIC_BASE_URL }).routes(),
+    hostedRoutes({
+      deployments: deps.repos.deployments,
+      allowedOrigins: deps.repos.allowedOrigins,
+      box: secretBoxFromConfig(deps.config),
+      publicBaseURL: deps.config.PUBLIC_BASE_URL,
+    }).routes(),
   );
 
   // A path served with another method is a 404 too: the API answers no 405 (README: HTTP API).

@@ -6,6 +6,7 @@ import { buildEmbed } from '../embed/build';
 import { renderChatPage, renderNotFoundPage } from '../embed/page-template';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { DeploymentsRepository } from '../db/repositories/deployments';
+import type { AllowedOriginsRepository } from '../db/repositories/allowed-origins';
 import { publicTokenContext } from '../domain/public-token';
 import type { SecretBox } from '../domain/secret-box';
 import type { ApiContext, ApiState } from './context';
@@ -57,6 +58,7 @@ function assetStore(): (name: string) => Promise<Asset> {
 
 interface HostedDeps {
   deployments: DeploymentsRepository;
+  allowedOrigins: AllowedOriginsRepository;
   box: SecretBox;
   /** Where the page calls the public API; unset: the origin the page was served from. */
   publicBaseURL: string | undefined;
@@ -64,10 +66,11 @@ interface HostedDeps {
 
 /**
  * A strict policy for the chat page: its own script and styles only, network only to the API,
- * any site may frame it (that is what the embed does). Model output is sanitised markdown, and
- * this policy stops anything that slips through from loading or running.
+ * framed by any site (that is what the embed does) or, when the agent lists allowed origins, by
+ * those and our own origin only. Model output is sanitised markdown, and this policy stops
+ * anything that slips through from loading or running.
  */
-function pageSecurityHeaders(ctx: ApiContext, apiBase: string): void {
+function pageSecurityHeaders(ctx: ApiContext, apiBase: string, allowedOrigins: string[]): void {
   const api = new URL(apiBase).origin;
   ctx.set(
     'Content-Security-Policy',
@@ -80,7 +83,7 @@ function pageSecurityHeaders(ctx: ApiContext, apiBase: string): void {
       "font-src 'self'",
       "base-uri 'none'",
       "form-action 'none'",
-      'frame-ancestors *',
+      `frame-ancestors ${allowedOrigins.length === 0 ? '*' : ["'self'", ...allowedOrigins].join(' ')}`,
     ].join('; '),
   );
   ctx.set('X-Content-Type-Options', 'nosniff');
@@ -127,7 +130,7 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
       const sealed = await deps.deployments.sealedToken({ workspaceId: site.workspaceId, agentId: site.agentId });
       if (sealed && sealed !== 'none') token = deps.box.open(sealed.sealed, publicTokenContext(site.agentId));
     }
-    pageSecurityHeaders(ctx, apiBase);
+    pageSecurityHeaders(ctx, apiBase, await deps.allowedOrigins.of({ agentId: site.agentId }));
     ctx.type = 'html';
     ctx.body = renderChatPage({
       agentId: site.agentId,

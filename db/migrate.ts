@@ -16,6 +16,7 @@ import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
 import * as m015 from './migrations/015_unlogged_counters';
 import * as m018 from './migrations/018_name_claims';
+import * as m019 from './migrations/019_allowed_origins';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['014_limits', m014],
   ['015_unlogged_counters', m015],
   ['018_name_claims', m018],
+  ['019_allowed_origins', m019],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -44,6 +44,7 @@ export const errorCodes = {
   domain_in_use: { status: 409, doc: 'The domain is attached to another agent of this workspace: remove it there first. (Other workspaces\' claims are never reported: DNS decides between them.)' },
   missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
+  origin_not_allowed: { status: 401, doc: "The request's Origin is not among the agent's allowed origins (GET/PUT /v1/agents/:agentId/allowed-origins); nothing was done." },
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },
   storage_quota_exceeded: {
     status: 413,

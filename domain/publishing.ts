@@ -64,10 +64,16 @@ export const publicChatBodySchema = z
 export const publicVisitorQuerySchema = z.object({ userId: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')) }).strict();
 
 export const publicAgentSchema = z
-  .object({ agentId: z.string(), name: z.string(), greeting: z.string().nullable() })
+  .object({
+    agentId: z.string(),
+    name: z.string(),
+    greeting: z.string().nullable(),
+    allowedOrigins: z.array(z.string()).meta({ description: 'Where the embed may run (empty: anywhere); it refuses to boot elsewhere.' }),
+  })
   .strict()
   .meta({ id: 'PublicAgent', description: 'What anyone may know of a deployed agent.' });
-export type PublicAgent = z.infer<typeof publicAgentSchema>;
+/** The metadata the service reads from the deployed version; the route adds the allowed origins. */
+export type PublicAgent = Omit<z.infer<typeof publicAgentSchema>, 'allowedOrigins'>;
 
 export const agentByTokenSchema = z.object({ agentId: z.string(), name: z.string() }).strict().meta({ id: 'AgentByToken' });
 

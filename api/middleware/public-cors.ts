@@ -9,6 +9,9 @@ export const isPublicPath = (path: string) => path.startsWith('/v1/public/');
  * Open CORS (`*`) on the public routes only, preflight included. Headers are set before the
  * route runs, so error answers (429 with `retryAfter`) are readable by the page too. No
  * credentials: public calls authenticate with the publishable token in `Authorization`.
+ * An agent with allowed origins narrows this once its route knows the agent (api/public-origins.ts);
+ * a preflight carries no token, so it stays `*`: it lets a page send, and the request itself is
+ * then refused, with no grant, when its origin is not listed.
  */
 export async function publicCors(ctx: ApiContext, next: Next): Promise<void> {
   if (!isPublicPath(ctx.path)) return next();

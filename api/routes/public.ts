@@ -4,6 +4,7 @@ import { messageSchema } from '../../domain/conversation';
 import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema } from '../../domain/publishing';
 import type { PublicChatService } from '../../services/public-chat';
 import type { ApiContext } from '../context';
+import type { PublicOrigins } from '../public-origins';
 import type { PublicRateLimits } from '../rate-limits';
 import { type ApiRouter, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
@@ -26,6 +27,7 @@ const historySchema = listSchema(
 interface PublicRouteDeps {
   chat: PublicChatService;
   limits: PublicRateLimits;
+  origins: PublicOrigins;
   turns: TurnsRepository;
   hub: TurnEventHub;
   stream: TurnStreamOptions;
@@ -38,9 +40,15 @@ interface PublicRouteDeps {
  */
 export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
   const { chat, limits } = deps;
-  const served = (ctx: ApiContext): Promise<ServedAgent> =>
+  const byBearerOrHost = (ctx: ApiContext): Promise<ServedAgent> =>
     ctx.state.site?.testDeploymentId ? Promise.resolve(ctx.state.site) : chat.byBearer(ctx.get('authorization') || undefined);
-  const publicAuth = ['missing_public_token', 'invalid_public_token', 'rate_limited'] as const;
+  /** The agent a visitor's request is for, once its Origin is one the agent allows (public-origins.ts). */
+  const served = async (ctx: ApiContext): Promise<ServedAgent> => {
+    const agent = await byBearerOrHost(ctx);
+    await deps.origins.admit(ctx, agent);
+    return agent;
+  };
+  const publicAuth = ['missing_public_token', 'invalid_public_token', 'origin_not_allowed', 'rate_limited'] as const;
 
   r.add(
     {
@@ -65,7 +73,9 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     },
     async (ctx, { params }) => {
       await limits.read(ctx.ip);
-      return chat.publicAgent(params.agentId);
+      // The embed reads the list here to refuse to boot elsewhere; CORS stays `*` so it can.
+      const [agent, allowedOrigins] = await Promise.all([chat.publicAgent(params.agentId), deps.origins.of(params.agentId)]);
+      return { ...agent, allowedOrigins };
     },
   );
   r.add(

@@ -1,5 +1,6 @@
 import type { Db } from '../connect';
 import { AgentsRepository } from './agents';
+import { AllowedOriginsRepository } from './allowed-origins';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
@@ -37,6 +38,7 @@ export function createRepositories(db: Db) {
     webhooks: new WebhooksRepository(db),
     leases: new LeasesRepository(db),
     customDomains: new CustomDomainsRepository(db),
+    allowedOrigins: new AllowedOriginsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -120,6 +120,28 @@ export class AgentHandle {
   }
 
   /**
+   * The origins where the agent's embed may run and whose pages may call its public chat
+   * (`GET /v1/agents/:agentId/allowed-origins`, our addition); empty: any origin.
+   */
+  async allowedOrigins(options: CallOptions = {}): Promise<string[]> {
+    const r = await this.#http.request<{ origins: string[] }>('GET', `${this.#path()}/allowed-origins`, { signal: options.signal, expect: 'object' });
+    return r.origins;
+  }
+
+  /**
+   * Replaces the allowed origins, e.g. `['https://shop.example.com']`, `[]` allowing any
+   * (`PUT /v1/agents/:agentId/allowed-origins`, our addition). Each is `http(s)://host[:port]`
+   * (no path); at most 100. Applies at once, with no deploy. Resolves to the list as stored
+   * (lower case, default ports dropped, duplicates once); a bad one rejects with 400
+   * `invalid_request` naming it (`body.origins[2]`) and nothing changes. Browsers on other sites
+   * are refused; scripts that forge an `Origin` header are not (README: Publishing).
+   */
+  async setAllowedOrigins(origins: string[], options: CallOptions = {}): Promise<string[]> {
+    const r = await this.#http.request<{ origins: string[] }>('PUT', `${this.#path()}/allowed-origins`, { body: { origins }, signal: options.signal, expect: 'object' });
+    return r.origins;
+  }
+
+  /**
    * Gives the webhook `webhookId` (an id from `webhooks()`) a new inbound URL
    * (`POST /v1/agents/:agentId/webhooks/:webhookId/rotate-url`). The old URL answers 404 at once.
    */

@@ -30,7 +30,7 @@ describe('public chat', () => {
     const byToken = await call(api.baseURL, 'GET', `/v1/public/agents/by-token/${token}`);
     assert.deepEqual(byToken.body, { agentId, name: 'Front Desk' });
     const meta = await call(api.baseURL, 'GET', `/v1/public/agents/${agentId}`);
-    assert.deepEqual(meta.body, { agentId, name: 'Front Desk', greeting: 'Hi! How can I help?' });
+    assert.deepEqual(meta.body, { agentId, name: 'Front Desk', greeting: 'Hi! How can I help?', allowedOrigins: [] });
     assert.doesNotMatch(JSON.stringify(meta.body), /SECRET/);
 
     const hidden = await freelancer(api.baseURL, apiKey, { name: 'Draft' });

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
+import * as allowedOriginsDomain from '../../domain/allowed-origins';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
@@ -181,6 +182,8 @@ const serverOnly: Record<string, string> = {
   signingSecretSchema: 'mintWebhookSigningSecret() resolves to the secret string itself',
   webhookAcceptedSchema: 'the answer of an inbound webhook POST, which senders make, not the SDK',
   setCreditCapSchema: 'the body of `agent.setCreditCap(credits)`, which takes the number itself',
+  allowedOriginsSchema: '`agent.allowedOrigins()` and `setAllowedOrigins()` resolve to the string[] itself',
+  setAllowedOriginsSchema: 'the body `{ origins }` setAllowedOrigins builds from its string[] argument',
   endUserSchema: "what a visitor's page sends to public chat; the SDK reads it back as AgentConversationRecord.endUser (compared)",
   publicChatBodySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
   publicVisitorQuerySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
@@ -197,6 +200,7 @@ const serverOnly: Record<string, string> = {
 
 const domainModules = {
   agent: agentDomain,
+  'allowed-origins': allowedOriginsDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,

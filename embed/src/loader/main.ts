@@ -17,6 +17,7 @@ interface User {
 
 interface Agent {
   name?: unknown;
+  allowedOrigins?: unknown;
 }
 
 interface ServiceApi {
@@ -199,8 +200,13 @@ function boot(): void {
       .then((res): Promise<Agent | null> | Agent | null => (res.status === 404 ? null : res.ok ? res.json() : {}))
       .catch((): Agent => ({})) // unreachable now: still show the bubble, the page will say what is wrong
       .then((agent) => {
-        if (agent) mount(typeof agent.name === 'string' ? agent.name : undefined);
-        else warn(`agent ${agentId} is not deployed to production; no chat bubble.`);
+        if (!agent) return warn(`agent ${agentId} is not deployed to production; no chat bubble.`);
+        // The owner's allowed origins (empty: anywhere): elsewhere the chat stays off, and says why.
+        const allowed = agent.allowedOrigins;
+        if (Array.isArray(allowed) && allowed.length && !allowed.includes(location.origin)) {
+          return console.error(`[hosted-agents] ${location.origin} is not an allowed origin of agent ${agentId}; no chat bubble.`);
+        }
+        mount(typeof agent.name === 'string' ? agent.name : undefined);
       });
   };
   if (document.body) start();
