@@ -31,7 +31,7 @@ interface Answer {
   status: number;
   body: { error?: { code: string } } | string;
   /** The certificate the server chose (HTTPS). */
-  certificateCN?: string;
+  certificateCN?: string | string[];
 }
 
 /**
@@ -141,21 +141,21 @@ describe('PROXY protocol behind a TLS pass-through HAProxy', function () {
   it('HTTPS (send-proxy-v2): SNI still chooses the certificate, and each client address has its own per-address limit', async () => {
     const via = (from: string) => requestVia(httpsFront, from, '/v1/public/agents/agt_nobody', { tlsName: domain, ca: cert.certPem });
     for (let i = 0; i < READS; i++) {
-      const answer = await via('127.0.0.2');
+      const answer = await via('127.0.10.2');
       assert.equal(answer.status, 404, JSON.stringify(answer.body));
       assert.equal(answer.certificateCN, domain, "the domain's own certificate, chosen by SNI through the proxy");
     }
-    const over = await via('127.0.0.2');
+    const over = await via('127.0.10.2');
     assert.equal(over.status, 429, 'the address from the PROXY header reached its limit (X-Forwarded-For changed nothing)');
-    const other = await via('127.0.0.3');
+    const other = await via('127.0.10.3');
     assert.equal(other.status, 404, 'another client of the same proxy has a limit of its own');
   });
 
   it('HTTP (send-proxy v1): the same, per client address', async () => {
     const via = (from: string) => requestVia(httpFront, from, '/v1/public/agents/agt_nobody');
-    for (let i = 0; i < READS; i++) assert.equal((await via('127.0.0.4')).status, 404);
-    assert.equal((await via('127.0.0.4')).status, 429);
-    assert.equal((await via('127.0.0.5')).status, 404);
+    for (let i = 0; i < READS; i++) assert.equal((await via('127.0.10.4')).status, 404);
+    assert.equal((await via('127.0.10.4')).status, 429);
+    assert.equal((await via('127.0.10.5')).status, 404);
   });
 
   it('/metrics through the proxy is refused without METRICS_TOKEN, though every client is on loopback', async () => {

@@ -140,7 +140,8 @@ describe('refuse before working: failed credentials per address, in memory', fun
   it('unknown SNI names: handshakes fail, and past the limit they fail without a query', async () => {
     const handshake = (from: string) =>
       new Promise<'secure' | 'refused'>((resolve) => {
-        const socket = tls.connect({ host: '127.0.0.1', port: api.httpsPort!, localAddress: from, servername: `${randomLabel()}.example.net`, rejectUnauthorized: false });
+        const raw = net.connect({ host: '127.0.0.1', port: api.httpsPort!, localAddress: from });
+        const socket = tls.connect({ socket: raw, servername: `${randomLabel()}.example.net`, rejectUnauthorized: false });
         socket.once('secureConnect', () => {
           socket.destroy();
           resolve('secure');

@@ -7,7 +7,7 @@ import { freePort } from '../../infra/temporal-dev-server';
 import { waitFor } from './wait';
 
 /** Debian's HAProxy (`apt-get install haproxy`; .ci/run installs it). */
-export const HAPROXY = process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy';
+const HAPROXY = process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy';
 
 /** A TCP pass-through route: HAProxy listens on `port` and forwards to `target` with a PROXY header of `version`. */
 interface Route {
