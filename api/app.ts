@@ -25,6 +25,7 @@ import { WebhooksService } from '../services/webhooks';
 import { CustomDomainsService } from '../services/custom-domains';
 import type { ApiDeps, ApiState } from './context';
 import { DomainDirectory } from './domain-directory';
+import { AuthFailures } from './auth-failures';
 import type { ConnectionHolds } from './connection-holds';
 import { acmeChallenge } from './middleware/acme-challenge';
 import { hostedRoutes } from './hosted';
@@ -83,11 +84,11 @@ function signingKey(config: Config): UrlSigningKeys {
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */
-function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
+function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthFailures): ApiRouter {
   const refusalHold = new RefusalHold(deps.config.RATE_LIMIT_HOLD_MS, deps.config.RATE_LIMIT_HOLD_MAX);
   const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, refusalHold, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
   const r = new ApiRouter({
-    authenticate: requireApiKey(deps.keyCache, keyLimits),
+    authenticate: requireApiKey(deps.keyCache, keyLimits, failures),
     hold: (kind) => keyLimits.hold(kind),
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
   });
@@ -199,6 +200,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
     turns: deps.repos.turns,
     hub: deps.hub,
     stream,
+    failures,
   });
   codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN });
   openApiRoute(r, deps.config.baseURL);
@@ -217,8 +219,13 @@ export function domainDirectory(deps: ApiDeps): DomainDirectory {
   return new DomainDirectory({ repo: deps.repos.customDomains, box: secretBoxFromConfig(deps.config), ttlMs: 5_000, missTtlMs: 1_000 });
 }
 
+/** Failed credentials per client address, in this process's memory; shared by the app and the HTTPS listener's SNI. */
+export function authFailures(deps: ApiDeps): AuthFailures {
+  return new AuthFailures({ perAddress: deps.config.AUTH_FAILURES_PER_ADDRESS, windowSeconds: deps.config.AUTH_FAILURES_WINDOW_SECONDS });
+}
+
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */
-export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: ConnectionHolds): Koa<ApiState> {
+export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: ConnectionHolds, failures: AuthFailures): Koa<ApiState> {
   // maxIpsCount 1: the address our proxy appended, not one a client wrote into X-Forwarded-For.
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
@@ -236,9 +243,9 @@ export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: Conn
   app.use(errorHandler(deps.logger, holds));
   app.use(refusalMetrics(deps.metrics));
   app.use(acmeChallenge(deps.repos.customDomains));
-  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory));
+  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory, failures));
 
-  app.use(createRoutes(deps, directory).router.routes());
+  app.use(createRoutes(deps, directory, failures).router.routes());
   app.use(
     hostedRoutes({
       deployments: deps.repos.deployments,

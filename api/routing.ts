@@ -33,6 +33,8 @@ interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   tag: string;
   /** `apiKey` (default): `Authorization: Bearer <key>`; `none`: public. */
   auth?: 'apiKey' | 'none';
+  /** A credential of the route's own (with `auth: 'none'`), checked before the body is read: throws to refuse. */
+  authorize?: (ctx: ApiContext) => void;
   params?: P;
   query?: Q;
   body?: B;
@@ -91,6 +93,13 @@ export class ApiRouter {
     const before: Middleware<ApiState>[] = [];
     if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
     if (def.holds) before.push(this.options.hold(def.holds));
+    const { authorize } = def;
+    if (authorize) {
+      before.push(async (ctx, next) => {
+        authorize(ctx as ApiContext);
+        await next();
+      });
+    }
     if (def.body) before.push(this.json);
     this.router[def.method](def.path, ...before, async (ctx) => {
       refuseUndecodable(def, ctx.path, ctx.querystring);

@@ -1,10 +1,14 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { cameThroughProxy } from '../infra/proxied-sockets';
 import type { ApiDeps } from './context';
-import { createApp, domainDirectory } from './app';
+import { authFailures, createApp, domainDirectory } from './app';
+import type { AuthFailures } from './auth-failures';
 import { ConnectionAdmission } from './connection-admission';
 import { ConnectionHolds, type RequestListener } from './connection-holds';
 import type { DomainDirectory } from './domain-directory';
+import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
 
 interface ApiServer {
   server: Server;
@@ -51,14 +55,18 @@ function closeServer(server: Server): Promise<void> {
 /**
  * The HTTPS listener of custom domains: the certificate is chosen by SNI from the domains this
  * replica serves (read from PostgreSQL, cached seconds), so a new or renewed certificate needs no
- * restart. A name with no certificate fails the handshake.
+ * restart. A name with no certificate fails the handshake; so does any name from a client address
+ * past its failures (auth-failures.ts), before a query.
  */
-function httpsServer(directory: DomainDirectory, handler: RequestListener, requestTimeout: number): Server {
+function httpsServer(directory: DomainDirectory, failures: AuthFailures, handler: RequestListener, requestTimeout: number): Server {
   return createHttpsServer(
     {
       ...timeouts(requestTimeout),
-      SNICallback: (servername, done) => {
-        directory.lookup(servername).then(
+      // Node calls it on the TLS socket; behind a PROXY header, that socket's client is the header's.
+      SNICallback(this: TLSSocket, servername, done) {
+        const address = proxiedTlsPeer()?.address ?? this.remoteAddress ?? '';
+        const guard = { beforeQuery: () => failures.check(address), missed: () => failures.failed(address, servername.toLowerCase()) };
+        directory.lookup(servername, guard).then(
           (served) => (served ? done(null, served.context) : done(new Error(`no certificate for ${servername}`))),
           (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
         );
@@ -66,6 +74,16 @@ function httpsServer(directory: DomainDirectory, handler: RequestListener, reque
     },
     handler,
   );
+}
+
+/** Forwarding headers on a connection that came with a PROXY header are the client's own words: dropped. */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded'];
+
+function dropForwardingHeaders(handler: RequestListener): RequestListener {
+  return (req: IncomingMessage, res) => {
+    if (cameThroughProxy(req.socket)) for (const name of FORWARDING_HEADERS) delete req.headers[name];
+    handler(req, res);
+  };
 }
 
 /**
@@ -79,13 +97,20 @@ export async function startApiServer(
   httpsPort = deps.config.HTTPS_PORT,
 ): Promise<ApiServer> {
   const directory = domainDirectory(deps);
+  const failures = authFailures(deps);
   // A request on a connection waiting out a refusal's hold waits before the app (connection-holds.ts);
   // under a storm of new connections, their first requests start a few per turn (connection-admission.ts).
   const holds = new ConnectionHolds();
-  const handler = holds.gate(new ConnectionAdmission().gate(createApp(deps, directory, holds).callback()));
+  const app = createApp(deps, directory, holds, failures).callback();
+  const handler = dropForwardingHeaders(holds.gate(new ConnectionAdmission().gate(app)));
   const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
+  // PROXY_PROTOCOL (README: Production layout): the listeners behind a TCP pass-through proxy.
+  const proxied = deps.config.PROXY_PROTOCOL;
+  const closeWaiting: Array<() => void> = [];
+  if (proxied === 'all') closeWaiting.push(expectProxyProtocol(server, 'http'));
   const boundPort = await listen(server, port, host);
-  const tls = httpsPort === undefined ? undefined : httpsServer(directory, handler, deps.config.REQUEST_TIMEOUT_MS);
+  const tls = httpsPort === undefined ? undefined : httpsServer(directory, failures, handler, deps.config.REQUEST_TIMEOUT_MS);
+  if (tls && proxied !== 'off') closeWaiting.push(expectProxyProtocol(tls, 'tls'));
   let boundHttps: number | undefined;
   try {
     if (tls && httpsPort !== undefined) boundHttps = await listen(tls, httpsPort, host);
@@ -98,7 +123,9 @@ export async function startApiServer(
     port: boundPort,
     ...(boundHttps !== undefined ? { httpsPort: boundHttps } : {}),
     close: async () => {
-      await Promise.all([closeServer(server), ...(tls ? [closeServer(tls)] : [])]);
+      const closing = Promise.all([closeServer(server), ...(tls ? [closeServer(tls)] : [])]);
+      closeWaiting.forEach((close) => close());
+      await closing;
     },
   };
 }

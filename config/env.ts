@@ -189,6 +189,20 @@ export const envSchema = z.object({
    * directly could otherwise choose its own address and the host of the links it is handed.
    */
   TRUST_PROXY: bool.default(false),
+  /**
+   * The PROXY protocol (v1 and v2, as HAProxy's `send-proxy`/`send-proxy-v2` send it) in front of
+   * the listeners: `https` on HTTPS_PORT, `all` on HTTPS_PORT and PORT. There every connection must
+   * start with the header (else it is closed), the client address is the header's, forwarding
+   * headers are dropped and no caller counts as loopback. For a TCP pass-through proxy only.
+   */
+  PROXY_PROTOCOL: z.enum(['off', 'https', 'all'], { error: 'off, https or all' }).default('off'),
+  /**
+   * Failed credentials from one client address (unknown API keys, publishable tokens, agent hosts,
+   * custom-domain names and SNI names) per AUTH_FAILURES_WINDOW_SECONDS, counted in each API
+   * process's memory; past it the address is refused (429, a failed TLS handshake) before any query.
+   */
+  AUTH_FAILURES_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(30),
+  AUTH_FAILURES_WINDOW_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(1, 'at least 1').max(86_400, 'at most 86400').default(60),
   /** Seconds a test deployment lives (at most 7 days). */
   TEST_DEPLOYMENT_TTL: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(1, 'at least 1').max(604_800, 'at most 604800 (7 days)').default(3600),
   /** Public chat limits, each per `PUBLIC_RATE_WINDOW_SECONDS`. */
@@ -389,6 +403,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.DATABASE_POOL_MIN !== undefined && e.DATABASE_POOL_MIN > e.DATABASE_POOL_MAX) {
     throw new ConfigError('DATABASE_POOL_MIN', `at most DATABASE_POOL_MAX (${e.DATABASE_POOL_MAX}) (got ${e.DATABASE_POOL_MIN})`);
+  }
+  if (e.PROXY_PROTOCOL === 'https' && e.HTTPS_PORT === undefined) {
+    throw new ConfigError('PROXY_PROTOCOL', 'https needs HTTPS_PORT (the listener that expects the header)');
   }
   const models = resolveModelSpecs(e);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
+import { cameThroughProxy } from './proxied-sockets';
 
 /**
  * Who may read `/metrics` (API and worker alike, README: Metrics): a caller on loopback, or any
@@ -8,12 +9,13 @@ import ipaddr from 'ipaddr.js';
  *
  * Loopback is judged by the socket, never by `X-Forwarded-For` — and a request that carries a
  * forwarding header came through a proxy, so it is not local even when the proxy runs on this
- * host (a reverse proxy on localhost would otherwise publish the metrics to the world).
+ * host (a reverse proxy on localhost would otherwise publish the metrics to the world); nor is a
+ * connection that arrived with a PROXY protocol header, whatever address the header names.
  */
 export function mayReadMetrics(req: IncomingMessage, token: string | undefined): boolean {
   if (token !== undefined && bearerIs(req.headers.authorization, token)) return true;
   const proxied = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined;
-  return !proxied && isLoopback(req.socket.remoteAddress);
+  return !proxied && !cameThroughProxy(req.socket) && isLoopback(req.socket.remoteAddress);
 }
 
 function isLoopback(address: string | undefined): boolean {

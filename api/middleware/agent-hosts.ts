@@ -3,6 +3,7 @@ import { renderNotFoundPage } from '../../embed/page-template';
 import type { DeploymentsRepository } from '../../db/repositories/deployments';
 import { AppError } from '../../domain/errors';
 import { classifyHost } from '../../domain/publishing';
+import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { DomainDirectory } from '../domain-directory';
 import { isPublicPath } from './public-cors';
@@ -15,16 +16,19 @@ const servedOnAgentHosts = (path: string) => path === '/' || path.startsWith('/e
  * a live test deployment. There `ctx.state.site` names what is served, and only the hosted page,
  * its assets and the public API answer — never key-authenticated routes or signed files, so
  * nothing but the chat runs on an agent's origin. An unknown or expired host answers 404.
- * A served custom domain (README: Custom domains) is its agent's production host too.
+ * A served custom domain (README: Custom domains) is its agent's production host too. Unknown
+ * hosts are failures of the client's address (auth-failures.ts): past its limit, no lookup at all.
  */
-export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string, domains: DomainDirectory) {
+export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string, domains: DomainDirectory, failures: AuthFailures) {
   return async function routeByHost(ctx: ApiContext, next: Next): Promise<void> {
     const host = classifyHost(ctx.hostname, agentsDomain);
     if (host.kind === 'none') return routeCustomDomain(ctx, next);
     if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
+    await failures.check(ctx.ip);
     const site =
       host.kind === 'prod' ? await deployments.servedBySlug({ slug: host.slug }) : await deployments.servedByTestHost({ label: host.label });
     if (!site) {
+      failures.failed(ctx.ip);
       // Assets stay reachable (a 404 page may use them); anything else needs a live deployment.
       if (ctx.path.startsWith('/embed/assets/')) return next();
       if (ctx.path === '/') {
@@ -40,7 +44,10 @@ export function agentHosts(deployments: DeploymentsRepository, agentsDomain: str
   };
 
   async function routeCustomDomain(ctx: ApiContext, next: Next): Promise<void> {
-    const served = await domains.lookup(ctx.hostname);
+    const served = await domains.lookup(ctx.hostname, {
+      beforeQuery: () => failures.check(ctx.ip),
+      missed: () => failures.failed(ctx.ip, ctx.hostname),
+    });
     if (!served) return next();
     if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
     const site = await deployments.servedById({ agentId: served.agentId });

@@ -8,8 +8,8 @@ import type { ApiRouter } from '../routing';
 /**
  * The codec endpoint of Temporal's "codec server" protocol, so the Temporal UI and CLI can show
  * payloads the PAYLOAD_KEY codec encrypted: `POST /v1/codec/decode` and `/encode` take and answer
- * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`. Off (404) unless CODEC_TOKEN is
- * set; every call needs `Authorization: Bearer <CODEC_TOKEN>` — an operator credential, not a
+ * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`. Off (404, before any body is read)
+ * unless CODEC_TOKEN is set; every call needs `Authorization: Bearer <CODEC_TOKEN>` — an operator credential, not a
  * workspace API key: decoding shows every workspace's conversations.
  */
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'base64');
@@ -44,9 +44,10 @@ export function codecRoutes(r: ApiRouter, deps: { codec: PayloadCodec | undefine
         body: payloadsSchema,
         response: { status: 200, description: 'The payloads, in order', schema: payloadsSchema },
         errors: ['invalid_codec_token', 'not_found'],
+        // Before the body: a caller without the token costs no read or parse of what it sends.
+        authorize: (ctx) => authorize(ctx, deps.token),
       },
-      async (ctx, { body }) => {
-        authorize(ctx, deps.token);
+      async (_ctx, { body }) => {
         const payloads = body.payloads.map(fromWire);
         // Without PAYLOAD_KEY nothing is encrypted: both directions are the identity.
         if (!deps.codec) return { payloads: payloads.map(toWire) };

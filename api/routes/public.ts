@@ -3,6 +3,7 @@ import type { ServedAgent } from '../../db/repositories/deployments';
 import { messageSchema } from '../../domain/conversation';
 import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema } from '../../domain/publishing';
 import type { PublicChatService } from '../../services/public-chat';
+import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { PublicOrigins } from '../public-origins';
 import type { PublicRateLimits } from '../rate-limits';
@@ -31,6 +32,21 @@ interface PublicRouteDeps {
   turns: TurnsRepository;
   hub: TurnEventHub;
   stream: TurnStreamOptions;
+  failures: AuthFailures;
+}
+
+/**
+ * A token lookup for the client at `address`: refused from memory once the address has failed too
+ * often (auth-failures.ts), and counted as a failure when it answers `unknown`.
+ */
+async function lookupToken<T>(failures: AuthFailures, address: string, unknown: 'invalid_public_token' | 'agent_not_found', lookup: () => Promise<T>): Promise<T> {
+  await failures.check(address);
+  try {
+    return await lookup();
+  } catch (err) {
+    if (err instanceof AppError && err.code === unknown) failures.failed(address);
+    throw err;
+  }
 }
 
 /**
@@ -39,9 +55,11 @@ interface PublicRouteDeps {
  * deployment's host, with the host itself (the test URL is the owner's capability).
  */
 export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
-  const { chat, limits } = deps;
+  const { chat, limits, failures } = deps;
   const byBearerOrHost = (ctx: ApiContext): Promise<ServedAgent> =>
-    ctx.state.site?.testDeploymentId ? Promise.resolve(ctx.state.site) : chat.byBearer(ctx.get('authorization') || undefined);
+    ctx.state.site?.testDeploymentId
+      ? Promise.resolve(ctx.state.site)
+      : lookupToken(failures, ctx.ip, 'invalid_public_token', () => chat.byBearer(ctx.get('authorization') || undefined));
   /** The agent a visitor's request is for, once its Origin is one the agent allows (public-origins.ts). */
   const served = async (ctx: ApiContext): Promise<ServedAgent> => {
     const agent = await byBearerOrHost(ctx);
@@ -59,8 +77,9 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       errors: ['agent_not_found', 'rate_limited'],
     },
     async (ctx, { params }) => {
+      await failures.check(ctx.ip);
       await limits.read(ctx.ip);
-      return chat.agentByToken(params.token);
+      return lookupToken(failures, ctx.ip, 'agent_not_found', () => chat.agentByToken(params.token));
     },
   );
   r.add(

@@ -106,6 +106,9 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     // A machine with OPENAI_API_KEY set would otherwise make OpenAI the default model.
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
+    // Every test calls from 127.0.0.1, and many use revoked or unknown credentials on purpose; the
+    // per-address failure limit is tested with its own value (refuse-before-work.test.ts).
+    AUTH_FAILURES_PER_ADDRESS: '1000000',
   });
   const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
   await migrateLatest(db);

@@ -32,6 +32,8 @@ export function isolatedEnv(extra: Record<string, string>): Record<string, strin
     LOG_LEVEL: 'silent',
     MODEL_STANDARD: 'local:offline',
     MODEL_PREMIUM: 'local:offline',
+    // As the fixture's: every test calls from one address (global-fixture.ts).
+    AUTH_FAILURES_PER_ADDRESS: '1000000',
     ...extra,
   };
 }
