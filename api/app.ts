@@ -18,6 +18,7 @@ import { KnowledgeService } from '../services/knowledge';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
+import { VisitorIdentityService } from '../services/visitor-identity';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
@@ -56,6 +57,7 @@ import { creditCapRoutes } from './routes/credit-caps';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
+import { visitorIdentityRoutes } from './routes/visitor-identity';
 import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
@@ -104,6 +106,8 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   diagnosticsRoutes(r, deps, refusalHold);
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
+  const identity = new VisitorIdentityService({ db: deps.db, repos: deps.repos, box });
+  visitorIdentityRoutes(r, identity);
   webhookRoutes(r, {
     webhooks,
     runs: new WebhookRuns({
@@ -185,6 +189,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
+    identity,
     limits,
     turns: deps.repos.turns,
     hub: deps.hub,

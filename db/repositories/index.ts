@@ -13,6 +13,7 @@ import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { SealedValuesRepository } from './sealed-values';
 import { TurnsRepository } from './turns';
+import { VisitorIdentitiesRepository } from './visitor-identities';
 import { WebhooksRepository } from './webhooks';
 import { WorkerLivenessRepository } from './worker-liveness';
 import { WorkspacesRepository } from './workspaces';
@@ -37,6 +38,7 @@ export function createRepositories(db: Db) {
     webhooks: new WebhooksRepository(db),
     leases: new LeasesRepository(db),
     customDomains: new CustomDomainsRepository(db),
+    visitorIdentities: new VisitorIdentitiesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
