@@ -70,6 +70,7 @@ describe('verified visitor identity', function () {
     ws = new Service({ apiKey, baseURL: api.baseURL });
     const created = await ws.agents.create({
       name: 'Account helper',
+      role: 'freelancer',
       secrets: [{ name: 'PIN', scope: 'conversation', required: false }],
       connections: [{ provider: 'acme', scope: 'conversation', required: false }],
       httpTools: [
