@@ -12,7 +12,7 @@ import { randomToken } from './ids';
  * behaviour); tokens are refused. `verified`: only signed visitors may chat. `either`: both,
  * and only signed visitors act as their end user.
  */
-export const publicIdentityModes = ['anonymous', 'verified', 'either'] as const;
+const publicIdentityModes = ['anonymous', 'verified', 'either'] as const;
 export type PublicIdentityMode = (typeof publicIdentityModes)[number];
 
 export const visitorIdentitySchema = z
