@@ -19,6 +19,7 @@ import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
 import { AllowedOriginsService } from '../services/allowed-origins';
+import { VisitorIdentityService } from '../services/visitor-identity';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
@@ -60,6 +61,7 @@ import { allowedOriginRoutes } from './routes/allowed-origins';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
+import { visitorIdentityRoutes } from './routes/visitor-identity';
 import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
 import { ApiRouter } from './routing';
@@ -109,6 +111,8 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   allowedOriginRoutes(r, new AllowedOriginsService({ repos: deps.repos }));
+  const identity = new VisitorIdentityService({ db: deps.db, repos: deps.repos, box });
+  visitorIdentityRoutes(r, identity);
   webhookRoutes(r, {
     webhooks,
     runs: new WebhookRuns({
@@ -190,6 +194,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
   );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
+    identity,
     limits,
     origins: new PublicOrigins({
       repo: deps.repos.allowedOrigins,

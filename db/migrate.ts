@@ -15,6 +15,7 @@ import * as m012 from './migrations/012_turn_billing';
 import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
 import * as m015 from './migrations/015_unlogged_counters';
+import * as m016 from './migrations/016_visitor_identity';
 import * as m018 from './migrations/018_name_claims';
 import * as m019 from './migrations/019_allowed_origins';
 
@@ -43,6 +44,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['013_custom_domains', m013],
   ['014_limits', m014],
   ['015_unlogged_counters', m015],
+  ['016_visitor_identity', m016],
   ['018_name_claims', m018],
   ['019_allowed_origins', m019],
 ];

@@ -19,14 +19,14 @@ export const agentConversationSchema = z
     requires: z.array(requirementSchema),
     endedAt: z.string().optional(),
     channel: z.enum(['public', 'test']).optional(),
-    endUser: z.object({ id: z.string(), name: z.string().optional(), email: z.string().optional() }).strict().optional(),
+    endUser: z.object({ id: z.string(), name: z.string().optional(), email: z.string().optional(), verified: z.boolean() }).strict().optional(),
     trigger: z.object({ kind: z.enum(['schedule', 'interval', 'webhook']), index: z.number().int() }).strict().optional(),
   })
   .strict()
   .meta({
     id: 'AgentConversation',
     description:
-      '`requires` lists what is still missing; `endedAt` is set once ended. Conversations of visitors carry `channel` (`public`: public chat and the embed; `test`: a test URL) and the self-attested `endUser`. A conversation started by a schedule, interval or webhook trigger carries `trigger` (its kind and index in the agent\'s `triggers`).',
+      '`requires` lists what is still missing; `endedAt` is set once ended. Conversations of visitors carry `channel` (`public`: public chat and the embed; `test`: a test URL) and their `endUser`. `endUser.verified` is true when the conversation acts as that end user (their stored values serve it): started by the API, or a visitor who proved the id with a signed token; false for a self-attested visitor id. A conversation started by a schedule, interval or webhook trigger carries `trigger` (its kind and index in the agent\'s `triggers`).',
   });
 export type AgentConversation = z.infer<typeof agentConversationSchema>;
 

@@ -53,15 +53,31 @@ export type EndUser = z.infer<typeof endUserSchema>;
 /** A visitor's message is shorter than an API caller's: public traffic is anonymous. */
 const PUBLIC_MESSAGE_MAX = 8_000;
 
+/** A visitor token (domain/visitor-token.ts) is checked by the service: here only its size and characters. */
+export const visitorTokenSchema = plainText(8_192).pipe(z.string().min(1, 'must not be empty'));
+
+/** A visitor of public chat: the self-attested fields, and a token signed by the customer's backend when they have one. */
+const publicVisitorSchema = endUserSchema
+  .extend({ token: visitorTokenSchema.optional() })
+  .strict()
+  .meta({
+    id: 'PublicVisitor',
+    description:
+      "Who a visitor says they are. Without `token`: self-attested, a routing hint that grants nothing. With `token` (an HS256 JWT signed with the agent's identity secret, `sub` = `id`): verified, and the conversation acts as that end user.",
+  });
+
 export const publicChatBodySchema = z
   .object({
     content: z.string().trim().min(1, 'must not be empty').max(PUBLIC_MESSAGE_MAX, `at most ${PUBLIC_MESSAGE_MAX} characters`),
-    user: endUserSchema,
+    user: publicVisitorSchema,
   })
   .strict()
   .meta({ id: 'PublicChatRequest' });
 
 export const publicVisitorQuerySchema = z.object({ userId: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')) }).strict();
+
+/** Where the history and resume routes take a verified visitor's token: a header, so it stays out of URLs and access logs. */
+export const VISITOR_TOKEN_HEADER = 'x-visitor-token';
 
 export const publicAgentSchema = z
   .object({

@@ -17,6 +17,7 @@ import { REQUEST_ID_KEY } from '../domain/request-id';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
+import { actingEndUser } from '../db/repositories/credentials';
 import { storageQuotaError } from './file-space';
 import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
 import { admitTurn } from './turn-admission';
@@ -68,6 +69,7 @@ export class ConversationsService {
               id: row.end_user_id,
               ...(row.end_user_name ? { name: row.end_user_name } : {}),
               ...(row.end_user_email ? { email: row.end_user_email } : {}),
+              verified: actingEndUser(row) !== null,
             },
           }
         : {}),

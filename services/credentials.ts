@@ -3,6 +3,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { ConversationRow } from '../db/repositories/conversations';
 import {
+  actingEndUser,
   agentOwner,
   type ConnectionMeta,
   conversationOwner,
@@ -127,15 +128,17 @@ export class CredentialsService {
 
   /**
    * `POST /v1/conversations/:conversationId/authorize`: a consent URL for a conversation-scope
-   * connection. The tokens go to the conversation's end user when it has one (so they serve that
-   * end user's later conversations too, and no one else's), else to the conversation.
+   * connection. The tokens go to the end user the conversation acts as (so they serve that end
+   * user's later conversations too, and no one else's), else to the conversation alone: a public
+   * conversation whose visitor was not verified never stores tokens for the id the visitor typed.
    */
   async authorizeConversation(workspaceId: string, conversationId: string, provider: string): Promise<{ url: string }> {
     const { decl, declaredBy, row } = await this.pinned(workspaceId, conversationId);
     this.check(decl, { connections: [{ provider, accessToken: '-' }] }, 'conversation', declaredBy, 'body.provider');
     const p = this.deps.oauth.provider(provider, 'conversation.bind({ connections: [...] }) or conversation.attach(connection)');
-    const owner = row.end_user_id !== null ? endUserOwner(workspaceId, row.end_user_id) : conversationOwner(conversationId);
-    return this.deps.oauth.begin({ workspaceId, owner, endUserId: row.end_user_id, provider: p });
+    const endUserId = actingEndUser(row);
+    const owner = endUserId !== null ? endUserOwner(workspaceId, endUserId) : conversationOwner(conversationId);
+    return this.deps.oauth.begin({ workspaceId, owner, endUserId, provider: p });
   }
 
   private async latest(workspaceId: string, agentId: string) {

@@ -1,11 +1,12 @@
 import type { Repositories } from '../db/repositories';
-import type { PublicSessionKey } from '../db/repositories/conversations';
+import type { PublicSessionKey, SessionVisitor } from '../db/repositories/conversations';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { Message } from '../domain/conversation';
 import { AppError } from '../domain/errors';
 import { hashPublicToken } from '../domain/public-token';
-import { type EndUser, type PublicAgent, publicTokenPattern } from '../domain/publishing';
+import { type PublicAgent, publicTokenPattern } from '../domain/publishing';
 import type { ConversationsService } from './conversations';
+import type { SessionIdentity } from './visitor-identity';
 
 /** What a visitor is told when the owner's side cannot take the message; the owner sees why in the API. */
 const UNAVAILABLE = 'This assistant cannot answer right now. Please try again later.';
@@ -16,8 +17,10 @@ type PublicAsk = { turnId: string; conversationId: string } | { refused: string;
 const notDeployed = () => new AppError('agent_not_found', 'no such deployed agent');
 
 /**
- * Public traffic to deployed agents: metadata, chat by (agent, user id) sessions, history and
- * resuming. Identity is self-attested: a user id selects a conversation and grants nothing else.
+ * Public traffic to deployed agents: metadata, chat by (agent, visitor) sessions, history and
+ * resuming. A visitor is who the route resolved (services/visitor-identity.ts): an anonymous id
+ * selects a conversation and grants nothing else; a verified one has sessions of its own, which
+ * act as that end user.
  */
 export class PublicChatService {
   constructor(private readonly deps: { repos: Repositories; conversations: ConversationsService }) {}
@@ -46,7 +49,7 @@ export class PublicChatService {
   }
 
   /** Opens (or continues) the visitor's conversation on the served version and starts the turn. */
-  async ask(served: ServedAgent, input: { content: string; user: EndUser }, requestId?: string): Promise<PublicAsk> {
+  async ask(served: ServedAgent, input: { content: string; user: SessionIdentity }, requestId?: string): Promise<PublicAsk> {
     const conversation = await this.deps.repos.conversations.openSession({
       workspaceId: served.workspaceId,
       key: sessionKey(served),
@@ -67,8 +70,8 @@ export class PublicChatService {
   }
 
   /** The visitor's conversation so far, and the turn still running in it (to follow after a reload). */
-  async history(served: ServedAgent, userId: string): Promise<{ data: Message[]; runningTurnId: string | null }> {
-    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), userId });
+  async history(served: ServedAgent, visitor: SessionVisitor): Promise<{ data: Message[]; runningTurnId: string | null }> {
+    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), visitor });
     if (!conversation) return { data: [], runningTurnId: null };
     const [data, running] = await Promise.all([
       this.deps.repos.conversations.messages({ conversationId: conversation.id }),
@@ -78,8 +81,8 @@ export class PublicChatService {
   }
 
   /** A turn of the visitor's own conversation, for resuming; anything else is turn_not_found. */
-  async visitorTurn(served: ServedAgent, userId: string, turnId: string): Promise<string> {
-    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), userId });
+  async visitorTurn(served: ServedAgent, visitor: SessionVisitor, turnId: string): Promise<string> {
+    const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), visitor });
     const turn = conversation ? await this.deps.repos.turns.get({ turnId, workspaceId: served.workspaceId }) : undefined;
     if (!turn || turn.conversation_id !== conversation?.id) throw new AppError('turn_not_found', 'no such turn in this visitor\'s conversation');
     return turn.id;

@@ -17,5 +17,5 @@ export async function publicCors(ctx: ApiContext, next: Next): Promise<void> {
   if (!isPublicPath(ctx.path)) return next();
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Access-Control-Expose-Headers', 'X-Turn-Id, X-Conversation-Id, X-Request-Id, Retry-After');
-  return preflightOrNext(ctx, next, { methods: 'GET, POST, OPTIONS', headers: 'Authorization, Content-Type, Last-Event-ID' });
+  return preflightOrNext(ctx, next, { methods: 'GET, POST, OPTIONS', headers: 'Authorization, Content-Type, Last-Event-ID, X-Visitor-Token' });
 }

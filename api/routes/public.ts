@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ServedAgent } from '../../db/repositories/deployments';
 import { messageSchema } from '../../domain/conversation';
-import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema } from '../../domain/publishing';
+import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema, VISITOR_TOKEN_HEADER, visitorTokenSchema } from '../../domain/publishing';
 import type { PublicChatService } from '../../services/public-chat';
+import type { SessionIdentity, VisitorIdentityService } from '../../services/visitor-identity';
 import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { PublicOrigins } from '../public-origins';
@@ -27,6 +28,7 @@ const historySchema = listSchema(
 
 interface PublicRouteDeps {
   chat: PublicChatService;
+  identity: VisitorIdentityService;
   limits: PublicRateLimits;
   origins: PublicOrigins;
   turns: TurnsRepository;
@@ -66,7 +68,14 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     await deps.origins.admit(ctx, agent);
     return agent;
   };
-  const publicAuth = ['missing_public_token', 'invalid_public_token', 'origin_not_allowed', 'rate_limited'] as const;
+  const publicAuth = ['missing_public_token', 'invalid_public_token', 'origin_not_allowed', 'rate_limited', 'invalid_visitor_token', 'visitor_token_required'] as const;
+  /** The visitor of a history or resume request: `?userId=`, verified by the `X-Visitor-Token` header when sent. */
+  const queryVisitor = (ctx: ApiContext, agent: ServedAgent, userId: string): Promise<SessionIdentity> => {
+    const header = ctx.get(VISITOR_TOKEN_HEADER);
+    const token = header === '' ? undefined : visitorTokenSchema.safeParse(header);
+    if (token && !token.success) throw new AppError('invalid_request', `header.${VISITOR_TOKEN_HEADER}: ${token.error.issues[0]?.message ?? 'invalid'}`);
+    return deps.identity.resolve(agent.agentId, { id: userId, token: token?.data }, `the ${VISITOR_TOKEN_HEADER} header`);
+  };
 
   r.add(
     {
@@ -100,7 +109,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
   r.add(
     {
       method: 'post', path: '/v1/public/chat', operationId: 'publicChat', tag: 'Public', auth: 'none',
-      summary: "A visitor's message; the answer is the turn as Server-Sent Events. One conversation per (agent, user.id)",
+      summary: "A visitor's message; the answer is the turn as Server-Sent Events. One conversation per (agent, user.id, verified or not)",
       body: publicChatBodySchema,
       response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream' },
       errors: [...publicAuth, 'turn_in_progress', 'temporal_unavailable'],
@@ -108,7 +117,8 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     async (ctx, { body }) => {
       const agent = await served(ctx);
       await limits.chat({ agentId: agent.agentId, userId: body.user.id, address: ctx.ip });
-      const asked = await chat.ask(agent, body, ctx.state.requestId);
+      const user = await deps.identity.resolve(agent.agentId, body.user, 'body.user.token');
+      const asked = await chat.ask(agent, { content: body.content, user }, ctx.state.requestId);
       if ('refused' in asked) {
         streamOnly(ctx, { type: 'error', message: asked.refused, retryable: asked.retryable });
         return undefined;
@@ -122,7 +132,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
   r.add(
     {
       method: 'get', path: '/v1/public/chat/messages', operationId: 'publicHistory', tag: 'Public', auth: 'none',
-      summary: "The visitor's conversation so far (`?userId=`), and its running turn",
+      summary: "The visitor's conversation so far (`?userId=`; a verified visitor's with the `X-Visitor-Token` header), and its running turn",
       query: publicVisitorQuerySchema,
       response: { status: 200, description: 'The messages', schema: historySchema },
       errors: [...publicAuth],
@@ -130,13 +140,13 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     async (ctx, { query }) => {
       const agent = await served(ctx);
       await limits.read(ctx.ip);
-      return chat.history(agent, query.userId);
+      return chat.history(agent, await queryVisitor(ctx, agent, query.userId));
     },
   );
   r.add(
     {
       method: 'get', path: '/v1/public/turns/:turnId/events', operationId: 'publicTurnEvents', tag: 'Public', auth: 'none',
-      summary: "A turn of the visitor's conversation (`?userId=`) after `Last-Event-ID`, live until its end",
+      summary: "A turn of the visitor's conversation (`?userId=`, and `X-Visitor-Token` for a verified one) after `Last-Event-ID`, live until its end",
       params: turnIdParam, query: eventsQuery,
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
       errors: [...publicAuth, 'turn_not_found'],
@@ -146,7 +156,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
       const agent = await served(ctx);
       await limits.read(ctx.ip);
-      const turnId = await chat.visitorTurn(agent, query.userId, params.turnId);
+      const turnId = await chat.visitorTurn(agent, await queryVisitor(ctx, agent, query.userId), params.turnId);
       streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, turnId, after, deps.stream);
       return undefined;
     },

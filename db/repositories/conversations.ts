@@ -20,6 +20,8 @@ export interface ConversationRow {
   end_user_id: string | null;
   end_user_name: string | null;
   end_user_email: string | null;
+  /** A visitor's conversation whose visitor proved `end_user_id` with a signed token (it then acts as that end user). */
+  visitor_verified: boolean;
   test_deployment_id: string | null;
   /** The trigger that started it; `run` is the run's unique key (a trigger run's workflow id). */
   trigger: { kind: 'schedule' | 'interval' | 'webhook'; index: number; run: string } | null;
@@ -30,6 +32,12 @@ export interface ConversationRow {
 
 /** Where a visitor's session lives: the agent's public chat, or one test deployment. */
 export type PublicSessionKey = { channel: 'public'; agentId: string } | { channel: 'test'; agentId: string; testDeploymentId: string };
+
+/** A visitor as a session knows them: the id, and whether a signed token proved it (then a session of its own). */
+export interface SessionVisitor {
+  id: string;
+  verified: boolean;
+}
 
 /** What a user message carries besides its text: references to files in the conversation drive. */
 export interface AttachmentRef {
@@ -143,11 +151,15 @@ export class ConversationsRepository {
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   }
 
-  /** Conversations started for an end user of the workspace (public chat, or `agent.start({ endUser })`), newest first. */
+  /**
+   * The conversations that act as an end user of the workspace (`agent.start({ endUser })`, or
+   * public chat with a verified visitor), newest first; anonymous visitors who typed the id are not theirs.
+   */
   async listForEndUser({ workspaceId, endUserId }: { workspaceId: string; endUserId: string }): Promise<ConversationRow[]> {
     return this.db<ConversationRow>('conversations')
       .where({ workspace_id: workspaceId, end_user_id: endUserId })
       .whereNotNull('agent_id')
+      .where((w) => w.whereNull('channel').orWhere({ visitor_verified: true }))
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   }
 
@@ -156,16 +168,11 @@ export class ConversationsRepository {
    * name and email are refreshed. A racing first message is settled by the session's unique index.
    */
   async openSession(
-    input: { workspaceId: string; key: PublicSessionKey; version: number; user: { id: string; name?: string; email?: string } },
+    input: { workspaceId: string; key: PublicSessionKey; version: number; user: SessionVisitor & { name?: string | undefined; email?: string | undefined } },
   ): Promise<ConversationRow> {
     const { key, user } = input;
     const identity = { end_user_name: user.name ?? null, end_user_email: user.email ?? null };
-    const find = () =>
-      this.db<ConversationRow>('conversations')
-        .where({ agent_id: key.agentId, channel: key.channel, end_user_id: user.id })
-        .where(key.channel === 'test' ? { test_deployment_id: key.testDeploymentId } : {})
-        .whereNull('ended_at')
-        .first();
+    const find = () => this.findSession({ key, visitor: user });
     const found = await find();
     if (found) {
       if (found.end_user_name !== identity.end_user_name || found.end_user_email !== identity.end_user_email) {
@@ -182,6 +189,7 @@ export class ConversationsRepository {
         parameters: '{}',
         channel: key.channel,
         end_user_id: user.id,
+        visitor_verified: user.verified,
         ...identity,
         test_deployment_id: key.channel === 'test' ? key.testDeploymentId : null,
       })
@@ -192,10 +200,10 @@ export class ConversationsRepository {
     return (inserted[0] as ConversationRow | undefined) ?? (await find())!;
   }
 
-  /** The visitor's open conversation in that session, if any. */
-  async findSession({ key, userId }: { key: PublicSessionKey; userId: string }): Promise<ConversationRow | undefined> {
+  /** The visitor's open conversation in that session (verified and anonymous visitors of one id have separate ones), if any. */
+  async findSession({ key, visitor }: { key: PublicSessionKey; visitor: SessionVisitor }): Promise<ConversationRow | undefined> {
     return this.db<ConversationRow>('conversations')
-      .where({ agent_id: key.agentId, channel: key.channel, end_user_id: userId })
+      .where({ agent_id: key.agentId, channel: key.channel, end_user_id: visitor.id, visitor_verified: visitor.verified })
       .where(key.channel === 'test' ? { test_deployment_id: key.testDeploymentId } : {})
       .whereNull('ended_at')
       .first();

@@ -13,12 +13,24 @@ export interface CredentialOwner {
 
 export const agentOwner = (id: string): CredentialOwner => ({ kind: 'agent', id });
 export const conversationOwner = (id: string): CredentialOwner => ({ kind: 'conversation', id });
-/** A conversation as far as its values go: its id, and the end user whose values it also sees. */
-export type ConversationRef = Pick<ConversationRow, 'id' | 'workspace_id' | 'end_user_id'>;
+/** A conversation as far as its values go: its id, its end user, and whether it acts as them. */
+export type ConversationRef = Pick<ConversationRow, 'id' | 'workspace_id' | 'end_user_id' | 'channel' | 'visitor_verified'>;
 
-/** The owners whose values a conversation sees besides its agent's: its end user's, then its own (which win). */
+/**
+ * The end user a conversation acts as (whose values serve it), or null. One started by the API
+ * (`agent.start({ endUser })`) acts as its end user: the API key vouches for it. A visitor's
+ * (public or test) does only when the visitor proved that id with a signed token: a typed id is
+ * a routing hint, never a permission.
+ */
+export function actingEndUser(c: Pick<ConversationRef, 'end_user_id' | 'channel' | 'visitor_verified'>): string | null {
+  if (c.end_user_id === null) return null;
+  return c.channel === null || c.visitor_verified ? c.end_user_id : null;
+}
+
+/** The owners whose values a conversation sees besides its agent's: the end user it acts as, then its own (which win). */
 export function conversationOwners(c: ConversationRef): CredentialOwner[] {
-  return [...(c.end_user_id !== null ? [endUserOwner(c.workspace_id, c.end_user_id)] : []), conversationOwner(c.id)];
+  const endUser = actingEndUser(c);
+  return [...(endUser !== null ? [endUserOwner(c.workspace_id, endUser)] : []), conversationOwner(c.id)];
 }
 
 /** An end user's values: `owner_id` is `<workspaceId>:<endUserId>` (end user ids are the product's, unique per workspace). */

@@ -14,6 +14,7 @@ import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { SealedValuesRepository } from './sealed-values';
 import { TurnsRepository } from './turns';
+import { VisitorIdentitiesRepository } from './visitor-identities';
 import { WebhooksRepository } from './webhooks';
 import { WorkerLivenessRepository } from './worker-liveness';
 import { WorkspacesRepository } from './workspaces';
@@ -39,6 +40,7 @@ export function createRepositories(db: Db) {
     leases: new LeasesRepository(db),
     customDomains: new CustomDomainsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
+    visitorIdentities: new VisitorIdentitiesRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -2,6 +2,7 @@ import type { Db } from '../connect';
 import { sealContext } from '../../domain/secret-box';
 import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domains';
 import { publicTokenContext } from '../../domain/public-token';
+import { visitorSecretContext } from '../../domain/visitor-identity';
 import { webhookSealContexts } from '../../domain/webhooks';
 
 /**
@@ -57,6 +58,14 @@ export const sealedColumns: readonly SealedColumn[] = [
   {
     name: 'webhooks.signing_secret_sealed', table: 'webhooks', column: 'signing_secret_sealed', key: ['id'], reads: [],
     context: (r) => webhookSealContexts.signingSecret(r.id ?? ''),
+  },
+  {
+    name: 'visitor_identities.secret_sealed', table: 'visitor_identities', column: 'secret_sealed', key: ['agent_id'], reads: [],
+    context: (r) => visitorSecretContext(r.agent_id ?? ''),
+  },
+  {
+    name: 'visitor_identities.previous_secret_sealed', table: 'visitor_identities', column: 'previous_secret_sealed', key: ['agent_id'], reads: [],
+    context: (r) => visitorSecretContext(r.agent_id ?? ''),
   },
 ];
 

@@ -9,6 +9,7 @@ import type { AgentRecord, CreditCap, UpdateAgentFields, Workflow } from './type
 import type { AgentConversationRecord } from './types/conversation.js';
 import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
 import type { Trigger, Webhook } from './types/trigger.js';
+import type { PublicIdentityMode, VisitorIdentity, VisitorSecret } from './types/visitor-identity.js';
 
 /** Options of `agent.get()`. */
 export interface GetAgentOptions extends CallOptions {
@@ -117,6 +118,30 @@ export class AgentHandle {
    */
   async setCreditCap(credits: number | null, options: CallOptions = {}): Promise<CreditCap> {
     return this.#http.request<CreditCap>('PUT', `${this.#path()}/credit-cap`, { body: { credits }, signal: options.signal, expect: 'object' });
+  }
+
+  /** Who may chat with the published agent, and the identity secret's dates (`GET /v1/agents/:agentId/visitor-identity`, our addition). */
+  async visitorIdentity(options: CallOptions = {}): Promise<VisitorIdentity> {
+    return this.#http.request<VisitorIdentity>('GET', `${this.#path()}/visitor-identity`, { signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Sets who may chat (`PUT /v1/agents/:agentId/visitor-identity`, our addition): `anonymous`,
+   * `verified` or `either`; takes effect at once, no deploy. `verified` and `either` need an
+   * identity secret first (`rotateVisitorSecret`).
+   */
+  async setVisitorIdentity(mode: PublicIdentityMode, options: CallOptions = {}): Promise<VisitorIdentity> {
+    return this.#http.request<VisitorIdentity>('PUT', `${this.#path()}/visitor-identity`, { body: { mode }, signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Creates the agent's identity secret, or replaces it (`POST /v1/agents/:agentId/visitor-identity/secret`,
+   * our addition). The secret is in the answer this once. Tokens signed with the one it replaces
+   * still verify for `graceSeconds` (default a day; 0 after a leak: they stop at once).
+   */
+  async rotateVisitorSecret(options: CallOptions & { graceSeconds?: number } = {}): Promise<VisitorSecret> {
+    const body = options.graceSeconds === undefined ? {} : { graceSeconds: options.graceSeconds };
+    return this.#http.request<VisitorSecret>('POST', `${this.#path()}/visitor-identity/secret`, { body, signal: options.signal, expect: 'object' });
   }
 
   /**

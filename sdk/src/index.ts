@@ -56,5 +56,7 @@ export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';
 export type { Step, StepKind, TurnEvent } from './types/turn-event.js';
+export type { PublicIdentityMode, VisitorIdentity, VisitorSecret } from './types/visitor-identity.js';
 export type { Workspace } from './types/workspace.js';
+export { signVisitorToken, type VisitorTokenInput } from './visitor-token.js';
 export { WorkspaceClient } from './workspace.js';

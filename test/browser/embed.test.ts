@@ -33,7 +33,7 @@ declare global {
   }
 }
 
-type Conversation = { id: string; channel?: string; endUser?: { id: string; name?: string; email?: string } };
+type Conversation = { id: string; channel?: string; endUser?: { id: string; name?: string; email?: string; verified: boolean } };
 
 describe('embed in a real browser', () => {
   let browser: Browser;
@@ -331,7 +331,7 @@ describe('embed in a real browser', () => {
     await replyFinished(frame, echo(message));
     const graces = (await conversations()).filter((c) => c.endUser?.id === 'crm-42');
     assert.equal(graces.length, 1, JSON.stringify(graces));
-    assert.deepEqual(graces[0]!.endUser, { id: 'crm-42', name: 'Grace' });
+    assert.deepEqual(graces[0]!.endUser, { id: 'crm-42', name: 'Grace', verified: false });
     assert.equal(graces[0]!.channel, 'public');
   });
 

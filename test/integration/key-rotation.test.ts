@@ -98,6 +98,9 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
     const [hook] = await agent.webhooks();
     assert.ok(hook);
     await agent.mintWebhookSigningSecret(hook.id);
+    // Two rotations: a current visitor identity secret and the previous one, within its grace period.
+    await agent.rotateVisitorSecret();
+    await agent.rotateVisitorSecret({ graceSeconds: 600 });
     // Publishing and OAuth consent need a production deploy and a provider: seal those as their services do.
     await api.db('agents').where({ id: created.id }).update({ public_token_sealed: mintPublicToken(oldBox, created.id).sealed });
     const stateHash = randomToken(20);

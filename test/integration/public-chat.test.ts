@@ -63,7 +63,7 @@ describe('public chat', () => {
 
     const listed = (await call<{ data: Array<{ id: string; channel?: string; endUser?: unknown }> }>(api.baseURL, 'GET', `/v1/agents/${agentId}/conversations`, { apiKey })).body.data;
     const adas = listed.find((c) => c.id === first.headers.get('x-conversation-id'));
-    assert.deepEqual([adas?.channel, adas?.endUser], ['public', ada]);
+    assert.deepEqual([adas?.channel, adas?.endUser], ['public', { ...ada, verified: false }]);
   });
 
   it('a dropped stream resumes with the token and the same user id, and not with another', async () => {

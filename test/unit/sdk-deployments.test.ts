@@ -193,12 +193,12 @@ describe('SDK deployments: ws.agents publishing calls', () => {
         startedAt: '2025-01-01T00:00:00.000Z',
         ready: true,
         requires: [],
-        endUser: { id: 'visitor-1', name: 'Ada', email: 'ada@example.com' },
+        endUser: { id: 'visitor-1', name: 'Ada', email: 'ada@example.com', verified: false },
         channel: 'public',
       };
       server.respond((_req, res) => json(res, 200, record));
       const conversation = await ws.agent('agt_1').conversation('cnv_1').get();
-      assert.deepEqual(conversation.endUser, { id: 'visitor-1', name: 'Ada', email: 'ada@example.com' });
+      assert.deepEqual(conversation.endUser, { id: 'visitor-1', name: 'Ada', email: 'ada@example.com', verified: false });
       assert.equal(conversation.channel, 'public');
       assert.deepEqual(JSON.parse(JSON.stringify(conversation)), record);
     });

@@ -14,6 +14,7 @@ import * as projectConversationDomain from '../../domain/project-conversation';
 import * as publishingDomain from '../../domain/publishing';
 import * as triggerDomain from '../../domain/trigger';
 import * as turnEventsDomain from '../../domain/turn-events';
+import * as visitorIdentityDomain from '../../domain/visitor-identity';
 import * as webhooksDomain from '../../domain/webhooks';
 import * as workspaceDomain from '../../domain/workspace';
 import type * as sdk from '../../sdk/src';
@@ -161,6 +162,13 @@ const rows: Record<string, z.ZodType> = {
 
   // File spaces.
   FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
+
+  // Visitor identity.
+  VisitorIdentity: same<sdk.VisitorIdentity, Out<typeof visitorIdentityDomain.visitorIdentitySchema>>(visitorIdentityDomain.visitorIdentitySchema),
+  VisitorSecret: same<sdk.VisitorSecret, Out<typeof visitorIdentityDomain.visitorSecretSchema>>(visitorIdentityDomain.visitorSecretSchema),
+  PublicIdentityMode: same<sdk.PublicIdentityMode, Out<typeof visitorIdentityDomain.setVisitorIdentitySchema.shape.mode>>(
+    visitorIdentityDomain.setVisitorIdentitySchema.shape.mode,
+  ),
 };
 
 /** SDK types of sdk/src/types/ with no server schema of their own, and why. */
@@ -196,6 +204,9 @@ const serverOnly: Record<string, string> = {
   addDomainBodySchema: 'the body `{ domain, agentId }` domains.add sends as given',
   domainParamSchema: 'the `:domain` path parameter of get and remove',
   delegateArgsSchema: "the arguments of the manager's delegate tool, sent by the model, not by the SDK",
+  visitorTokenSchema: "a visitor's token as public chat takes it, from the embed; the SDK signs tokens (signVisitorToken), it does not send them",
+  setVisitorIdentitySchema: 'the body `{ mode }` setVisitorIdentity builds from its argument (its mode is compared as PublicIdentityMode)',
+  rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
 };
 
 const domainModules = {
@@ -211,6 +222,7 @@ const domainModules = {
   publishing: publishingDomain,
   trigger: triggerDomain,
   'turn-events': turnEventsDomain,
+  'visitor-identity': visitorIdentityDomain,
   webhooks: webhooksDomain,
   workspace: workspaceDomain,
 };

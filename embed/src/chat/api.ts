@@ -32,8 +32,8 @@ export class ApiError extends Error {
 export class PublicApi {
   constructor(private readonly config: HostedPageConfig) {}
 
-  async history(userId: string, signal: AbortSignal): Promise<History> {
-    const res = await this.request(`/v1/public/chat/messages?userId=${encodeURIComponent(userId)}`, { signal });
+  async history(visitor: Visitor, signal: AbortSignal): Promise<History> {
+    const res = await this.request(`/v1/public/chat/messages?userId=${encodeURIComponent(visitor.id)}`, { signal, headers: tokenHeader(visitor) });
     const body = (await res.json()) as Partial<History>;
     return { data: Array.isArray(body.data) ? body.data : [], runningTurnId: body.runningTurnId ?? null };
   }
@@ -49,10 +49,10 @@ export class PublicApi {
   }
 
   /** The rest of a turn's events after `lastEventId` (all of them when null). */
-  resume(turnId: string, userId: string, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+  resume(turnId: string, visitor: Visitor, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'text/event-stream', ...tokenHeader(visitor) };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
-    const path = `/v1/public/turns/${encodeURIComponent(turnId)}/events?userId=${encodeURIComponent(userId)}`;
+    const path = `/v1/public/turns/${encodeURIComponent(turnId)}/events?userId=${encodeURIComponent(visitor.id)}`;
     return this.request(path, { signal, headers });
   }
 
@@ -64,6 +64,9 @@ export class PublicApi {
     return res;
   }
 }
+
+/** A verified visitor's reads carry their token in a header (kept out of URLs and logs). */
+const tokenHeader = (visitor: Visitor): Record<string, string> => (visitor.token ? { 'X-Visitor-Token': visitor.token } : {});
 
 async function toApiError(res: Response): Promise<ApiError> {
   let error: { code?: unknown; message?: unknown; retryable?: unknown; retryAfter?: unknown } = {};

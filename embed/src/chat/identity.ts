@@ -1,11 +1,12 @@
 import type { HostedPageConfig } from '../../page-template';
 import { uuid } from '../shared/uuid';
 
-/** Who is chatting: self-attested, a routing hint for the conversation, not a permission. */
+/** Who is chatting: self-attested (a routing hint, not a permission) unless `token`, signed by the site's backend, proves `id`. */
 export interface Visitor {
   id: string;
   name?: string;
   email?: string;
+  token?: string;
 }
 
 /** The config the server put in `#ha-config`, or null when it is missing or malformed. */
@@ -46,12 +47,12 @@ function storedUid(agentId: string): string {
   }
 }
 
-/** The hash parameters v1.js sets: `uid`, `name`, `email`, and `origin` (the embedding page). */
+/** The hash parameters v1.js sets: `uid`, `name`, `email`, `token`, and `origin` (the embedding page). */
 function hashParams(hash: string): URLSearchParams {
   return new URLSearchParams(hash.replace(/^#/, ''));
 }
 
-/** The visitor: the hash's `uid`/`name`/`email` win (set by the embed script), else the stored uuid. */
+/** The visitor: the hash's `uid`/`name`/`email`/`token` win (set by the embed script), else the stored uuid. */
 export function visitorFrom(hash: string, agentId: string): Visitor {
   const p = hashParams(hash);
   const visitor: Visitor = { id: p.get('uid')?.trim() || storedUid(agentId) };
@@ -59,6 +60,8 @@ export function visitorFrom(hash: string, agentId: string): Visitor {
   const email = p.get('email')?.trim();
   if (name) visitor.name = name;
   if (email) visitor.email = email;
+  const token = p.get('token')?.trim();
+  if (token) visitor.token = token;
   return visitor;
 }
 

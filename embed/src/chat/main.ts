@@ -105,7 +105,7 @@ class ChatPage {
 
   private onHashChange(): void {
     const next = visitorFrom(location.hash, this.config.agentId);
-    const switched = next.id !== this.visitor.id;
+    const switched = next.id !== this.visitor.id || next.token !== this.visitor.token;
     this.visitor = next; // the same id may bring a new name or email
     if (!switched) return;
     this.session.abort();
@@ -119,7 +119,7 @@ class ChatPage {
     if (this.config.greeting) this.view.assistant(this.config.greeting, ' ha-greeting');
     this.setBusy(true);
     try {
-      const history = await this.api.history(this.visitor.id, signal);
+      const history = await this.api.history(this.visitor, signal);
       for (const message of history.data) {
         if (message.role === 'user') this.view.user(message.content);
         else this.view.assistant(message.content);
@@ -161,13 +161,13 @@ class ChatPage {
    */
   private async follow(turnId: string | null, first: Response | null, reply: ReplyView, resend: (() => void) | null): Promise<void> {
     const { signal } = this.session;
-    const userId = this.visitor.id;
+    const visitor = this.visitor;
     const text = new ReplyText();
     let steps: Step[] | null = null;
     let tool: string | null = null;
     const follower = new TurnFollower(turnId, {
       signal,
-      resume: (id, lastEventId, s) => this.api.resume(id, userId, lastEventId, s),
+      resume: (id, lastEventId, s) => this.api.resume(id, visitor, lastEventId, s),
       onReconnecting: () => reply.setActivity('Reconnecting…'),
       onEvent: (event) => {
         if (text.apply(event)) reply.setText(text.text);
@@ -203,6 +203,8 @@ class ChatPage {
 function describe(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 429) return `Too many messages — try again in ${Math.max(1, Math.ceil(error.retryAfter ?? 10))} s`;
+    if (error.code === 'invalid_visitor_token') return 'This chat could not confirm who you are (your sign-in may have expired). Reload the page, or sign in again.';
+    if (error.code === 'visitor_token_required') return 'Please sign in to chat with us.';
     return error.message;
   }
   return 'Could not reach the chat service. Check your connection and try again.';

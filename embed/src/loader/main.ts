@@ -13,6 +13,8 @@ interface User {
   id: string;
   name?: string;
   email?: string;
+  /** Signed by the site's backend with the agent's identity secret: proves `id`. */
+  token?: string;
 }
 
 interface Agent {
@@ -100,7 +102,7 @@ function boot(): void {
   const base = src.origin + src.pathname.replace(/\/embed\/v1\.js$/, '');
   const color = data.color && CSS.supports('color', data.color) ? data.color : '#059669';
   const left = data.position === 'bottom-left';
-  let user: User = { id: data.userId || anonymousId(agentId), name: data.userName, email: data.userEmail };
+  let user: User = { id: data.userId || anonymousId(agentId), name: data.userName, email: data.userEmail, token: data.userToken };
 
   let host: HTMLElement | undefined;
   let launcher: HTMLButtonElement | undefined;
@@ -114,6 +116,7 @@ function boot(): void {
     const params = new URLSearchParams({ uid: user.id });
     if (user.name) params.set('name', user.name);
     if (user.email) params.set('email', user.email);
+    if (user.token) params.set('token', user.token);
     params.set('origin', location.origin);
     return `${base}/embed/${encodeURIComponent(agentId)}#${params}`;
   };
@@ -189,7 +192,7 @@ function boot(): void {
     close: () => setOpen(false),
     identify(next: User) {
       if (!next || typeof next.id !== 'string' || !next.id) return warn('identify() needs { id: string }.');
-      user = { id: next.id, name: next.name, email: next.email };
+      user = { id: next.id, name: next.name, email: next.email, token: next.token };
       // Only the fragment changes: the page sees a hashchange, not a reload; a new id is a new conversation.
       if (frame && frame.src !== frameUrl()) frame.src = frameUrl();
     },

@@ -35,17 +35,22 @@ export interface AgentConversationRecord {
   /** When the conversation was ended (`conversation.end()`); absent while it is open. */
   endedAt?: string;
   /**
-   * The visitor who started the conversation through public chat (the hosted page, the embed
-   * or `POST /v1/public/chat`), as the browser stated it: self-attested, a routing hint rather
-   * than a verified identity. Absent for conversations started through the API.
+   * The end user the conversation is for: the one given to `agent.start({ endUser })`, or the
+   * visitor of public chat (the hosted page, the embed or `POST /v1/public/chat`).
    */
   endUser?: {
-    /** The visitor id the page or the embed sent (`data-user-id`, `identify`, or a generated one). */
+    /** The end user's id (for a visitor: `data-user-id`, `identify`, or a generated one). */
     id: string;
-    /** Display name, when one was given. */
+    /** Display name, when one was given (a verified visitor's: the token's). */
     name?: string;
-    /** E-mail address, when one was given. */
+    /** E-mail address, when one was given (a verified visitor's: the token's). */
     email?: string;
+    /**
+     * True when the conversation acts as this end user, so their stored values serve it: started
+     * through the API, or a visitor who proved the id with a token signed by your backend
+     * (`signVisitorToken`). False for a visitor's self-attested id: a routing hint, never a permission.
+     */
+    verified: boolean;
   };
   /**
    * Where the conversation was started: `public` (public chat with the production version) or
