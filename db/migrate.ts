@@ -15,6 +15,7 @@ import * as m012 from './migrations/012_turn_billing';
 import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
 import * as m015 from './migrations/015_unlogged_counters';
+import * as m017 from './migrations/017_step_billing';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['013_custom_domains', m013],
   ['014_limits', m014],
   ['015_unlogged_counters', m015],
+  ['017_step_billing', m017],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {
