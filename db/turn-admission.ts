@@ -11,7 +11,7 @@ import type { CreditRefusal } from './repositories/credits';
  */
 
 /** Why a turn may not start; each caller turns it into its own kind of refusal (409, 429, a skipped run, a failed tool call). */
-export type TurnRefusal = 'turn_in_progress' | 'running_turns_limit' | 'insufficient_credits';
+type TurnRefusal = 'turn_in_progress' | 'running_turns_limit' | 'insufficient_credits';
 
 /** A running turn was inserted, or why not. */
 export type TurnAdmission = { turnId: string; conversation: ConversationRow } | { refused: TurnRefusal; message: string };

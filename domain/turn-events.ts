@@ -15,7 +15,7 @@ export type Step = z.infer<typeof stepSchema>;
  * Why a turn stopped, on its `error` event (our addition), when a client may act on it: the
  * workspace ran out of credits, or the agent reached its credit cap, before a model step.
  */
-export const turnErrorCodeSchema = z.enum(['credits_exhausted', 'credit_cap_reached']);
+const turnErrorCodeSchema = z.enum(['credits_exhausted', 'credit_cap_reached']);
 export type TurnErrorCode = z.infer<typeof turnErrorCodeSchema>;
 
 /**

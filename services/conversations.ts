@@ -41,7 +41,7 @@ interface ConversationsDeps {
 const RUNNING_TURNS_RETRY_AFTER_SECONDS = 5;
 
 /** A refused admission as the API answers it: 429 at the workspace's running-turns limit (with the other limits), else 409. */
-export function askRefusal(refusal: Extract<TurnAdmission, { refused: unknown }>): AppError {
+function askRefusal(refusal: Extract<TurnAdmission, { refused: unknown }>): AppError {
   return refusal.refused === 'running_turns_limit'
     ? new RateLimitRefusal('workspace-running-turns', refusal.message, RUNNING_TURNS_RETRY_AFTER_SECONDS)
     : new AppError(refusal.refused, refusal.message);
