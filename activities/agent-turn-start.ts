@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 import type { Repositories } from '../db/repositories';
-import type { ConversationRow } from '../db/repositories/conversations';
 import type { AgentConfig } from '../domain/agent';
 import { titleFrom } from '../domain/conversation';
 import { missingRequirements } from '../domain/credentials';
 import { readSupplied, suppliedView } from '../services/credentials';
-import { admitTurn } from '../services/turn-admission';
+import { admitTurn, type TurnAdmission, type TurnAdmissionInput } from '../db/turn-admission';
 
 /**
  * What the runs that start an agent's turn on their own share (a trigger run, a manager's
@@ -42,21 +41,17 @@ export async function missingOnAgent(repos: Repositories, agentId: string, confi
 }
 
 /**
- * The user message, a running turn (holding `reserve` credits) and its `start` event, as `ask`
- * writes them. Returns the turn id. Callers check `creditRefusal` first, under the same
- * transaction, so a refusal here is a bug.
+ * Admits the turn (`admitTurn`: the checks every start shares), then writes the user message and
+ * the turn's `start` event, as `ask` does. A refusal writes nothing, not even the conversation
+ * when `conversation` creates it.
  */
-export async function openTurn(
-  repos: Repositories,
-  { conversation, message, reserve }: { conversation: ConversationRow; message: string; reserve: number },
-  trx: Knex.Transaction,
-): Promise<string> {
-  const admitted = await admitTurn(repos, { conversation, reserve }, trx);
-  if ('refused' in admitted) throw new Error(`the new conversation's turn was refused: ${admitted.message}`);
-  const turn = { id: admitted.turnId };
-  await repos.conversations.addUserMessage({ conversationId: conversation.id, turnId: turn.id, content: message, attachments: [] }, trx);
-  const title = titleFrom(message);
+export async function openTurn(repos: Repositories, input: TurnAdmissionInput & { message: string }, trx: Knex.Transaction): Promise<TurnAdmission> {
+  const admitted = await admitTurn(repos, input, trx);
+  if ('refused' in admitted) return admitted;
+  const { turnId, conversation } = admitted;
+  await repos.conversations.addUserMessage({ conversationId: conversation.id, turnId, content: input.message, attachments: [] }, trx);
+  const title = titleFrom(input.message);
   if (title) await repos.conversations.setTitleIfMissing({ conversationId: conversation.id, title }, trx);
-  await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
-  return turn.id;
+  await repos.turns.append({ turnId, events: [{ type: 'start', turnId }] }, trx);
+  return admitted;
 }

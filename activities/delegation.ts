@@ -10,11 +10,12 @@ import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
 import { missingOnAgent, openTurn, versionInForce } from './agent-turn-start';
 import { type ToolCallResult, upsert } from './tool-call';
 import { loadTurnContext } from './turn-context';
-import { creditRefusal } from '../services/turn-admission';
 
 interface DelegationDeps {
   db: Db;
   repos: Repositories;
+  /** The most turns a workspace may run at once (`WORKSPACE_RUNNING_TURNS_MAX`): a member's turn counts too. */
+  maxRunningTurns: number;
 }
 
 type Child = Extract<DelegationStart, { child: unknown }>['child'];
@@ -91,26 +92,31 @@ export function createDelegationActivities(deps: DelegationDeps) {
         }
         const inForce = await versionInForce(repos, { workspaceId: turn.workspace_id, agentId }, trx);
         if (!inForce) return { problem: `agent ${agentId} no longer exists` };
-        const refused = await creditRefusal(repos, { workspaceId: turn.workspace_id, agentId, reserve }, trx);
-        if (refused) return { problem: refused };
         const missing = await missingOnAgent(repos, agentId, inForce.config, trx);
         if (missing) return { problem: `${member.name} is not ready (${missing})` };
         // The conversation's values of the parameters the member declares; the rest are not its business.
         const given = Object.fromEntries(Object.entries(conversation.parameters).filter(([k]) => inForce.config.parameters.some((p) => p.name === k)));
         const params = resolveParameters(inForce.config.parameters, given);
         if (!params.ok) return { problem: `${member.name} needs parameter ${params.name}, which ${params.problem}` };
-        const created = await repos.conversations.create(
-          {
-            workspaceId: turn.workspace_id,
-            agentId,
-            version: inForce.version,
-            parameters: params.values,
-            delegation: { projectId: project.id, parentTurnId: turnId, callId: call.id },
-          },
+        const create = () =>
+          repos.conversations.create(
+            {
+              workspaceId: turn.workspace_id,
+              agentId,
+              version: inForce.version,
+              parameters: params.values,
+              delegation: { projectId: project.id, parentTurnId: turnId, callId: call.id },
+            },
+            trx,
+          );
+        const opened = await openTurn(
+          repos,
+          { workspaceId: turn.workspace_id, agentId, conversation: create, reserve, maxRunningTurns: deps.maxRunningTurns, message: task },
           trx,
         );
-        const childTurn = await openTurn(repos, { conversation: created, message: task, reserve }, trx);
-        return { child: { turnId: childTurn, conversationId: created.id, agentId, name: member.name } };
+        // Refused (no credits, the workspace's running-turns limit): the manager reads why and answers without the member.
+        if ('refused' in opened) return { problem: `${member.name} cannot start now: ${opened.message}` };
+        return { child: { turnId: opened.turnId, conversationId: opened.conversation.id, agentId, name: member.name } };
       });
       if ('problem' in outcome) return refuse(outcome.problem);
       return outcome;

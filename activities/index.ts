@@ -9,6 +9,7 @@ import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
 import type { Spans } from '../infra/tracing/spans';
 import type { ToolRunner } from './tools/types';
+import type { TokenCounter } from './model/token-count';
 import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
 import type { TurnMetrics } from './turn-metrics';
 import { createWebhookDeliveryActivities } from './webhook-delivery';
@@ -27,6 +28,10 @@ export interface ActivityDeps {
   metrics: TurnMetrics;
   /** Child spans of the model and tool calls; `noSpans` when tracing is off (infra/tracing). */
   spans: Spans;
+  /** The tokenizer that bills a model step cut short; built once per worker (its rank table is large). */
+  tokens: TokenCounter;
+  /** `WORKSPACE_RUNNING_TURNS_MAX`: turns started by triggers and delegations are admitted under it too. */
+  maxRunningTurns: number;
   /** What deployments need beyond the above: credentials, the outbound-safe fetch, the token box. */
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
   /** What custom domains need: the resolver, the agents domain, the ACME issuer. */
@@ -50,8 +55,8 @@ export function createActivities(deps: ActivityDeps) {
     // The long ones: if this worker dies mid-call, a live worker fails the attempt at once.
     modelStep: recordingAttempts(deps, turn.modelStep),
     runTool: recordingAttempts(deps, toolCall.runTool),
-    ...createTriggerRunActivities({ db: deps.db, repos: deps.repos }),
-    ...createDelegationActivities({ db: deps.db, repos: deps.repos }),
+    ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
+    ...createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
     ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),

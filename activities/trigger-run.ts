@@ -6,6 +6,8 @@ import { startTriggerConversation } from '../services/trigger-conversation';
 interface TriggerRunDeps {
   db: Db;
   repos: Repositories;
+  /** `WORKSPACE_RUNNING_TURNS_MAX`, this worker's: a run over it is skipped. */
+  maxRunningTurns: number;
 }
 
 /** Activities of the `ops` queue for schedule and interval triggers. */
@@ -17,7 +19,7 @@ export function createTriggerRunActivities(deps: TriggerRunDeps) {
      * turn it already started.
      */
     async startTriggerRun({ run, ...input }: TriggerRunInput & { run: string }): Promise<TriggerRunResult> {
-      const started = await deps.db.transaction((trx) => startTriggerConversation(deps.repos, trx, { ...input, run, reserve: input.limits.reserveCredits ?? 0 }));
+      const started = await deps.db.transaction((trx) => startTriggerConversation(deps.repos, trx, { ...input, run, reserve: input.limits.reserveCredits ?? 0, maxRunningTurns: deps.maxRunningTurns }));
       return 'skipped' in started ? started : { turnId: started.turnId, conversationId: started.conversationId };
     },
   };

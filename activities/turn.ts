@@ -10,7 +10,7 @@ import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import type { Project } from '../domain/project';
 import { TurnFailure } from '../domain/turn-run';
-import type { TurnEvent } from '../domain/turn-events';
+import type { TurnErrorCode, TurnEvent } from '../domain/turn-events';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import type { Knex } from 'knex';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
@@ -20,6 +20,9 @@ import type { Spans } from '../infra/tracing/spans';
 import { StepTextStream } from './turn-text';
 import { firstTextOfTurn, secondsSince, type TurnMetrics } from './turn-metrics';
 import { attachmentNote, charsOfTokens, droppedNote, estimateTokens, historyWindow } from './history-window';
+import type { TokenCounter } from './model/token-count';
+import { StepMeter } from './step-meter';
+import type { CreditRefusal } from '../db/repositories/credits';
 
 export type ResolveModel = (grade: AgentConfig['grade']) => { provider: ModelProvider; model: string };
 
@@ -36,6 +39,8 @@ interface TurnDeps {
   metrics: TurnMetrics;
   /** A child span around the model call (no-op when tracing is off). */
   spans: Spans;
+  /** Counts a step's input before the call and its output as it streams (billing a step cut short). */
+  tokens: TokenCounter;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -156,6 +161,23 @@ async function managerPrompt(deps: TurnDeps, project: Project, conversation: Con
   return { system: buildManagerPrompt({ project, parameters: conversation.parameters, files, now: new Date() }), tools: delegateTools(project.agents) };
 }
 
+/** Why a model step may not start: the turn stops with an `error` event carrying the type as its code. */
+function creditStop(refusal: CreditRefusal, agentId: string | null): Error {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return refusal.refused === 'workspace'
+    ? ApplicationFailure.create({ type: TurnFailure.creditsExhausted, nonRetryable: true, message: 'the workspace has no credits left for another model step; the turn stopped' })
+    : ApplicationFailure.create({
+        type: TurnFailure.creditCapReached,
+        nonRetryable: true,
+        message: `agent ${agentId ?? ''} reached its credit cap (${round(refusal.spent)} of ${round(refusal.cap)} credits spent); the turn stopped`,
+      });
+}
+
+/** Input and output as billed: the provider's usage when it reported any, else the step's own count. */
+function billedUsage(reported: ModelUsage, meter: StepMeter, inputTokens: number): ModelUsage {
+  return reported.inputTokens + reported.outputTokens > 0 ? reported : { inputTokens, outputTokens: meter.outputTokens };
+}
+
 function toFailure(e: unknown): Error {
   if (e instanceof ModelError) {
     return ApplicationFailure.create({
@@ -192,7 +214,25 @@ export function createTurnActivities(deps: TurnDeps) {
       ]);
       // The window is cut after the prompt is known: the budget covers the prompt too.
       const messages = await history(deps, conversation, input, recent, budgetTokens, system);
-      const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
+      // Before every step, not only at admission: a long turn stops once its credits are spent.
+      const inputTokens = deps.tokens.request({ system, messages, tools });
+      const creditsPer1k = deps.creditsPer1kTokens[grade];
+      const agentId = context.turn.agent_id;
+      const refusal = await deps.repos.credits.stepRefusal({
+        turnId: input.turnId,
+        workspaceId: conversation.workspace_id,
+        agentId,
+        stepCredits: (inputTokens / 1000) * creditsPer1k,
+      });
+      if (refusal) throw creditStop(refusal, agentId);
+      const key = { turnId: input.turnId, writer };
+      await deps.repos.stepUsage.begin({ ...key, step: input.step, inputTokens, creditsPer1k });
+      const meter = new StepMeter(deps.repos.stepUsage, key, deps.tokens);
+      const heartbeat = setInterval(() => {
+        ctx.heartbeat();
+        // Output that no text batch carries (tool-call arguments, reasoning): best effort, each second.
+        meter.flush().catch(() => undefined);
+      }, 1000);
       // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
       // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
       const doomed = new AbortController();
@@ -200,7 +240,9 @@ export function createTurnActivities(deps: TurnDeps) {
       const text = new StepTextStream(
         alreadyShown,
         async (events) => {
-          const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer });
+          const outputTokens = meter.outputTokens;
+          const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer, outputTokens });
+          if (appended) meter.recordedUpTo(outputTokens);
           if (appended && awaitingFirstText) {
             awaitingFirstText = false;
             deps.metrics.firstText(grade, secondsSince(context.turn.started_at));
@@ -219,14 +261,27 @@ export function createTurnActivities(deps: TurnDeps) {
         // Named as OpenTelemetry's GenAI conventions name a model call: `chat <model>`.
         const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': provider.id, 'gen_ai.request.model': model, 'hosted_agents.step': input.step };
         const result = await deps.spans.run(`chat ${model}`, attributes, async (span) => {
-          const answer = await provider.stream(request, (delta) => text.push(delta));
+          const answer = await provider.stream(
+            request,
+            (delta) => {
+              meter.add(delta);
+              text.push(delta);
+            },
+            (delta) => meter.add(delta),
+          );
           span.annotate({ 'gen_ai.usage.input_tokens': answer.usage.inputTokens, 'gen_ai.usage.output_tokens': answer.usage.outputTokens });
           return answer;
         });
         await text.end();
-        return { text: result.text, toolCalls: result.toolCalls, usage: result.usage };
+        const usage = billedUsage(result.usage, meter, inputTokens);
+        await deps.repos.stepUsage.final({ ...key, ...usage });
+        return { text: result.text, toolCalls: result.toolCalls, usage };
       } catch (e) {
         text.abandon();
+        // A request the provider refused or could not take consumed nothing; any other end
+        // (cancel, deadline, a stream broken midway) is billed for what was produced.
+        const record = e instanceof ModelError && meter.outputTokens === 0 ? deps.repos.stepUsage.waive(key) : meter.flush();
+        await record.catch(() => undefined);
         // The write failure is the cause, not the abort it led to.
         throw text.failed ?? toFailure(e);
       } finally {
@@ -248,10 +303,31 @@ export function createTurnActivities(deps: TurnDeps) {
      * Ends the turn with an `error` event (no reply), debiting the usage of the model steps it
      * completed — a failed, cancelled or timed-out turn still cost what the provider ran. Idempotent.
      */
-    async failTurn(input: TurnRef & { message: string; retryable: boolean; usage?: ModelUsage; cancelled?: boolean }): Promise<void> {
+    async failTurn(
+      input: TurnRef & {
+        message: string;
+        retryable: boolean;
+        usage?: ModelUsage;
+        cancelled?: boolean;
+        /** Why, for a turn stopped for its credits (the `error` event's `code`). */
+        code?: TurnErrorCode;
+        /** The text of the steps it finished, kept as the assistant message (a turn stopped for its credits). */
+        reply?: string;
+      },
+    ): Promise<void> {
       const usage = input.usage ?? { inputTokens: 0, outputTokens: 0 };
-      const terminal: TurnEvent = { type: 'error', message: input.message, retryable: input.retryable };
-      await settleTurn(deps, input.turnId, usage, terminal, async () => undefined, input.cancelled ? 'cancelled' : 'error');
+      const terminal: TurnEvent = { type: 'error', message: input.message, retryable: input.retryable, ...(input.code ? { code: input.code } : {}) };
+      const reply = input.reply ?? '';
+      await settleTurn(
+        deps,
+        input.turnId,
+        usage,
+        terminal,
+        async (trx, conversation) => {
+          if (reply !== '') await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: reply }, trx);
+        },
+        input.cancelled ? 'cancelled' : 'error',
+      );
     },
   };
 }
@@ -274,6 +350,9 @@ async function gradeOf(deps: TurnDeps, found: TurnWithContext): Promise<AgentCon
  * Ends a running turn with its terminal event and debits its usage, with `write` in between, in
  * one transaction keyed by the turn id (a retried call finds it ended and writes nothing). Its
  * reservation ends with it. A turn of a conversation that is gone has nothing left to settle.
+ * The usage is what its model steps recorded (`turn_step_usage`: each attempt, finished or cut
+ * short), read after the turn's row is locked by its end, so no step writes after it; `usage`
+ * from the workflow counts only for a turn that recorded none (started before migration 017).
  */
 async function settleTurn(
   deps: TurnDeps,
@@ -286,19 +365,26 @@ async function settleTurn(
   const found = await deps.repos.turns.withContext({ turnId });
   if (!found) return;
   const grade = await gradeOf(deps, found);
-  const tokens = usage.inputTokens + usage.outputTokens;
-  const cost = tokens === 0 ? 0 : Math.round((tokens / 1000) * deps.creditsPer1kTokens[grade] * 1e6) / 1e6;
   const { conversation } = found;
   const ended = terminal.type === 'done' ? 'done' : status;
+  let billed = { usage, cost: 0 };
   const settled = await deps.db.transaction(async (trx) => {
-    if (!(await deps.repos.turns.finish({ turnId, status: ended, terminal, usage, cost }, trx))) return false;
+    // Locks the turn's row: a step's append or progress write waits, then finds it ended.
+    if (!(await trx('turns').where({ id: turnId, status: 'running' }).forUpdate().first('id'))) return false;
+    const consumed = await deps.repos.stepUsage.ofTurn({ turnId }, trx);
+    billed = consumed
+      ? { usage: { inputTokens: consumed.inputTokens, outputTokens: consumed.outputTokens }, cost: consumed.credits }
+      : { usage, cost: ((usage.inputTokens + usage.outputTokens) / 1000) * deps.creditsPer1kTokens[grade] };
+    const cost = Math.round(billed.cost * 1e6) / 1e6;
+    billed.cost = cost;
+    if (!(await deps.repos.turns.finish({ turnId, status: ended, terminal, usage: billed.usage, cost }, trx))) return false;
     await write(trx, conversation);
     // An answered turn always has its debit row; a failed one only when it consumed something.
     if (terminal.type === 'done' || cost > 0) await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId, amount: cost }, trx);
     return true;
   });
   // Only the call that ended the turn counts it, after its transaction committed.
-  if (settled) deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage, credits: cost });
+  if (settled) deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage: billed.usage, credits: billed.cost });
 }
 
 export type TurnActivities = ReturnType<typeof createTurnActivities>;

@@ -123,6 +123,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
       turnsQueue: deps.config.taskQueues.turns,
       limits: turnLimits(deps.config),
       delivery: { maxAttempts: deps.config.WEBHOOK_DELIVERY_ATTEMPTS, initialIntervalMs: deps.config.WEBHOOK_RETRY_INITIAL_MS },
+      maxRunningTurns: deps.config.WORKSPACE_RUNNING_TURNS_MAX,
     }),
     limits,
     bodyLimitBytes: deps.config.WEBHOOK_BODY_LIMIT_BYTES,

@@ -16,6 +16,7 @@ import * as m013 from './migrations/013_custom_domains';
 import * as m014 from './migrations/014_limits';
 import * as m015 from './migrations/015_unlogged_counters';
 import * as m016 from './migrations/016_visitor_identity';
+import * as m017 from './migrations/017_step_billing';
 import * as m018 from './migrations/018_name_claims';
 import * as m019 from './migrations/019_allowed_origins';
 
@@ -45,6 +46,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['014_limits', m014],
   ['015_unlogged_counters', m015],
   ['016_visitor_identity', m016],
+  ['017_step_billing', m017],
   ['018_name_claims', m018],
   ['019_allowed_origins', m019],
 ];

@@ -21,9 +21,9 @@ export interface TriggerRunInput {
 /** What one run did: started a turn, or skipped with the reason (no credits, agent gone…). */
 export type TriggerRunResult = { turnId: string; conversationId: string } | TriggerRunSkip;
 
-/** Why a run started nothing. */
+/** Why a run started nothing (`running_turns_limit`: the workspace ran WORKSPACE_RUNNING_TURNS_MAX turns). */
 export interface TriggerRunSkip {
-  skipped: 'insufficient_credits' | 'agent_gone' | 'conversation_not_ready' | 'trigger_changed';
+  skipped: 'insufficient_credits' | 'running_turns_limit' | 'agent_gone' | 'conversation_not_ready' | 'trigger_changed';
   detail?: string;
 }
 

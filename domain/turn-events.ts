@@ -12,6 +12,13 @@ export const stepSchema = z
 export type Step = z.infer<typeof stepSchema>;
 
 /**
+ * Why a turn stopped, on its `error` event (our addition), when a client may act on it: the
+ * workspace ran out of credits, or the agent reached its credit cap, before a model step.
+ */
+const turnErrorCodeSchema = z.enum(['credits_exhausted', 'credit_cap_reached']);
+export type TurnErrorCode = z.infer<typeof turnErrorCodeSchema>;
+
+/**
  * The TurnEvent types a turn streams (README: SSE wire format). `text.reset` (our addition,
  * never set on the first attempt of a model call) tells a consumer to drop the text received
  * since the last `tool` event or the turn's start: a retried model call produced a different
@@ -25,7 +32,7 @@ export const turnEventSchema = z
     z.object({ type: z.literal('text'), text: z.string(), reset: z.literal(true).optional() }).strict(),
     z.object({ type: z.literal('file'), path: z.string() }).strict(),
     z.object({ type: z.literal('done'), reply: z.string() }).strict(),
-    z.object({ type: z.literal('error'), message: z.string(), retryable: z.boolean() }).strict(),
+    z.object({ type: z.literal('error'), message: z.string(), retryable: z.boolean(), code: turnErrorCodeSchema.optional() }).strict(),
   ])
   .meta({ id: 'TurnEvent' });
 export type TurnEvent = z.infer<typeof turnEventSchema>;

@@ -45,6 +45,10 @@ export const TurnFailure = {
   agentGone: 'agent_gone',
   /** The turn already ended (another attempt finished it): nothing more to do. */
   turnFinished: 'turn_finished',
+  /** Before a model step: the workspace's credits cannot cover it. */
+  creditsExhausted: 'credits_exhausted',
+  /** Before a model step: the agent's credit cap is reached. */
+  creditCapReached: 'credit_cap_reached',
 } as const;
 
 type TurnFailureType = (typeof TurnFailure)[keyof typeof TurnFailure];
@@ -55,4 +59,10 @@ export const nonRetryableTurnFailures: TurnFailureType[] = [
   TurnFailure.turnMissing,
   TurnFailure.agentGone,
   TurnFailure.turnFinished,
+  TurnFailure.creditsExhausted,
+  TurnFailure.creditCapReached,
 ];
+
+/** A failure that stopped a turn for its credits: the turn's `error` event carries its type as its `code`. */
+export const isCreditStop = (type: string | null | undefined): type is typeof TurnFailure.creditsExhausted | typeof TurnFailure.creditCapReached =>
+  type === TurnFailure.creditsExhausted || type === TurnFailure.creditCapReached;

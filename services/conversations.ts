@@ -15,12 +15,12 @@ import type { EndUser } from '../domain/publishing';
 import type { ProjectConversation } from '../domain/project-conversation';
 import { REQUEST_ID_KEY } from '../domain/request-id';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
+import { admitTurn, type TurnAdmission } from '../db/turn-admission';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import { readSupplied, suppliedView } from './credentials';
 import { actingEndUser } from '../db/repositories/credentials';
 import { storageQuotaError } from './file-space';
 import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
-import { admitTurn } from './turn-admission';
 import type { TurnCancellation } from './turn-cancel';
 
 const notFound = () => new AppError('conversation_not_found', 'no such conversation');
@@ -40,6 +40,13 @@ interface ConversationsDeps {
 
 /** When a running turn of the workspace ends is unknown: the refusal says to come back after a few seconds. */
 const RUNNING_TURNS_RETRY_AFTER_SECONDS = 5;
+
+/** A refused admission as the API answers it: 429 at the workspace's running-turns limit (with the other limits), else 409. */
+function askRefusal(refusal: Extract<TurnAdmission, { refused: unknown }>): AppError {
+  return refusal.refused === 'running_turns_limit'
+    ? new RateLimitRefusal('workspace-running-turns', refusal.message, RUNNING_TURNS_RETRY_AFTER_SECONDS)
+    : new AppError(refusal.refused, refusal.message);
+}
 
 /**
  * Conversations and the start of a turn. Rules: a conversation is pinned to a version; `ask` on
@@ -168,9 +175,12 @@ export class ConversationsService {
       const { row } = locked;
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
       const run = row.agent_id ? await this.agentRun(row, trx, locked.config) : await managerRun(repos, row, trx);
-      await this.refuseBusyWorkspace(workspaceId, trx);
-      const admitted = await admitTurn(repos, { conversation: row, reserve: this.deps.limits.reserveCredits ?? 0 }, trx);
-      if ('refused' in admitted) throw new AppError(admitted.refused, admitted.message);
+      const admitted = await admitTurn(
+        repos,
+        { workspaceId, agentId: row.agent_id, conversation: row, reserve: this.deps.limits.reserveCredits ?? 0, maxRunningTurns: this.deps.maxRunningTurns },
+        trx,
+      );
+      if ('refused' in admitted) throw askRefusal(admitted);
       const turn = { id: admitted.turnId };
       const attachments = await this.storeAttachments(row, turn.id, input, trx);
       await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
@@ -196,18 +206,6 @@ export class ConversationsService {
       throw new AppError('temporal_unavailable', 'the turn could not be started; try again shortly', undefined, { cause: e });
     }
     return turnId;
-  }
-
-  /** 429 while the workspace has `maxRunningTurns` turns running (counted under a lock held to commit, so racing asks of any replica cannot both take the last place). */
-  private async refuseBusyWorkspace(workspaceId: string, trx: Knex.Transaction): Promise<void> {
-    const running = await this.deps.repos.turns.countRunningLocked({ workspaceId }, trx);
-    if (running >= this.deps.maxRunningTurns) {
-      throw new RateLimitRefusal(
-        'workspace-running-turns',
-        `the workspace has ${running} turns running, the most it may at once; try again when one has ended`,
-        RUNNING_TURNS_RETRY_AFTER_SECONDS,
-      );
-    }
   }
 
   /** An agent's turn: refused while the conversation is not ready. */

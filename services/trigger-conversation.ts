@@ -3,7 +3,6 @@ import type { Repositories } from '../db/repositories';
 import { missingOnAgent, openTurn, versionInForce } from '../activities/agent-turn-start';
 import { resolveParameters } from '../domain/conversation';
 import type { TriggerRunSkip } from '../domain/trigger-runs';
-import { creditRefusal } from './turn-admission';
 
 /** What starts a run: the trigger (kind and index in the latest version's `triggers`) and the run's unique key. */
 export interface TriggerConversationInput {
@@ -16,6 +15,8 @@ export interface TriggerConversationInput {
   run: string;
   /** Credits the turn reserves while it runs (`TURN_RESERVE_CREDITS`). */
   reserve: number;
+  /** The most turns the workspace may run at once (`WORKSPACE_RUNNING_TURNS_MAX`). */
+  maxRunningTurns: number;
 }
 
 export type TriggerConversationResult =
@@ -27,8 +28,9 @@ export type TriggerConversationResult =
  * through the API: a conversation pinned to the version in force (production for a deployed
  * freelancer, the latest otherwise), marked with its trigger; then the user message, a running
  * turn and its `start` event. Idempotent per `run`: a repeat returns the turn it already started.
- * A workspace without credits, a deleted agent, a trigger that no longer stands at that index or
- * an agent that requires what is not supplied is a skip, not a failure.
+ * A deleted agent, a trigger that no longer stands at that index, an agent that requires what is
+ * not supplied, or a turn the admission refuses (no credits, the workspace's running-turns limit)
+ * is a skip, not a failure: nothing is written.
  */
 export async function startTriggerConversation(repos: Repositories, trx: Knex.Transaction, input: TriggerConversationInput): Promise<TriggerConversationResult> {
   const { run } = input;
@@ -42,16 +44,21 @@ export async function startTriggerConversation(repos: Repositories, trx: Knex.Tr
   // fired between a publish and its reconcile checks that it still stands there.
   const latest = version === current ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: current }, trx);
   if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
-  const refused = await creditRefusal(repos, { workspaceId: input.workspaceId, agentId: input.agentId, reserve: input.reserve }, trx);
-  if (refused) return { skipped: 'insufficient_credits', detail: refused };
   const missing = await missingOnAgent(repos, input.agentId, config, trx);
   if (missing) return { skipped: 'conversation_not_ready', detail: missing };
   const params = resolveParameters(config.parameters, {});
   if (!params.ok) return { skipped: 'conversation_not_ready', detail: `parameter ${params.name}: ${params.problem}` };
-  const conversation = again ?? (await repos.conversations.create(
-    { workspaceId: input.workspaceId, agentId: input.agentId, version, parameters: params.values, trigger: { ...input.trigger, run } },
+  const create = () =>
+    repos.conversations.create({ workspaceId: input.workspaceId, agentId: input.agentId, version, parameters: params.values, trigger: { ...input.trigger, run } }, trx);
+  const opened = await openTurn(
+    repos,
+    { workspaceId: input.workspaceId, agentId: input.agentId, conversation: again ?? create, reserve: input.reserve, maxRunningTurns: input.maxRunningTurns, message: input.message },
     trx,
-  ));
-  const turnId = await openTurn(repos, { conversation, message: input.message, reserve: input.reserve }, trx);
-  return { turnId, conversationId: conversation.id, repeated: false };
+  );
+  if ('refused' in opened) {
+    // A run's conversation is its own: a turn of it still running is this run's, already started.
+    if (opened.refused === 'turn_in_progress') throw new Error(`trigger run ${run}: ${opened.message}`);
+    return { skipped: opened.refused, detail: opened.message };
+  }
+  return { turnId: opened.turnId, conversationId: opened.conversation.id, repeated: false };
 }

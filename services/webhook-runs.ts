@@ -3,7 +3,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { WebhookRow } from '../db/repositories/webhooks';
-import { AppError } from '../domain/errors';
+import { AppError, RateLimitRefusal } from '../domain/errors';
 import { randomToken } from '../domain/ids';
 import type { TriggerRunSkip } from '../domain/trigger-runs';
 import type { TurnLimits } from '../domain/turn-run';
@@ -21,6 +21,8 @@ interface WebhookRunsDeps {
   turnsQueue: string;
   limits: TurnLimits;
   delivery: WebhookDeliveryPolicy;
+  /** `WORKSPACE_RUNNING_TURNS_MAX`: a request while the workspace runs this many turns is refused with 429. */
+  maxRunningTurns: number;
 }
 
 const notFound = () => new AppError('webhook_not_found', 'no such webhook (unknown or rotated URL, or its trigger is gone)');
@@ -30,6 +32,9 @@ function refusal(skip: TriggerRunSkip): AppError {
   switch (skip.skipped) {
     case 'insufficient_credits':
       return new AppError('insufficient_credits', skip.detail ?? 'the workspace has no credits left');
+    case 'running_turns_limit':
+      // As `ask` answers it: the sender may try again once a turn has ended.
+      return new RateLimitRefusal('workspace-running-turns', skip.detail ?? 'the workspace runs as many turns as it may', RUNNING_TURNS_RETRY_AFTER_SECONDS);
     case 'conversation_not_ready':
       return new AppError('conversation_not_ready', `the agent cannot run: ${skip.detail ?? 'a requirement is not supplied'}`);
     case 'agent_gone':
@@ -37,6 +42,9 @@ function refusal(skip: TriggerRunSkip): AppError {
       return notFound();
   }
 }
+
+/** When a running turn of the workspace ends is unknown: come back after a few seconds (as `ask` says). */
+const RUNNING_TURNS_RETRY_AFTER_SECONDS = 5;
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505';
 
@@ -121,6 +129,7 @@ export class WebhookRuns {
         message: webhookPrompt(trigger.message, payload),
         run,
         reserve: this.deps.limits.reserveCredits ?? 0,
+        maxRunningTurns: this.deps.maxRunningTurns,
       });
       return 'skipped' in started ? started : { ...started, url: trigger.url };
     });

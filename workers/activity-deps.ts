@@ -2,6 +2,7 @@ import type { ActivityDeps } from '../activities';
 import type { TurnMetrics } from '../activities/turn-metrics';
 import { createAcmeIssuer } from '../activities/acme';
 import { createModelResolver } from '../activities/model/registry';
+import { TokenCounter } from '../activities/model/token-count';
 import { createSafeFetch, type SafeFetch } from '../activities/outbound/safe-fetch';
 import { createToolRunner } from '../activities/tools/runner';
 import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sources';
@@ -49,6 +50,8 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     textFlushMs: 50,
     metrics,
     spans,
+    tokens: new TokenCounter(),
+    maxRunningTurns: config.WORKSPACE_RUNNING_TURNS_MAX,
     historyBudget: {
       tokens: { standard: config.HISTORY_TOKENS_STANDARD, premium: config.HISTORY_TOKENS_PREMIUM },
       maxImageBytes: config.HISTORY_IMAGE_BYTES,

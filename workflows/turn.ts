@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation,
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
-import { nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
+import type { TurnErrorCode } from '../domain/turn-events';
+import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
 
 /** Runs one tool call of a turn and gives the model its result. */
 export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
@@ -28,6 +29,7 @@ export async function turnWorkflow(input: TurnInput): Promise<void> {
  * itself. Cancelling the workflow (`POST /v1/turns/:turnId/cancel`, `conversation.end()`) cancels
  * the scope too. Either way the in-flight activity (or delegated child turn) is cancelled and the
  * turn is ended — in a non-cancellable scope — with one `error` event, debiting what it consumed.
+ * A turn stopped for its credits before a step keeps the text of the steps it finished.
  */
 export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<void> {
   const model = proxyActivities<TurnActivities>({
@@ -52,10 +54,10 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
   const usage = { inputTokens: 0, outputTokens: 0 };
   const workflowScope = CancellationScope.current();
   const loop = new CancellationScope({ cancellable: true, ...(limits.turnTimeoutMs ? { timeout: limits.turnTimeoutMs } : {}) });
+  let reply = '';
   try {
     const outcome = await loop.run(async () => {
       const transcript: TranscriptItem[] = [];
-      let reply = '';
       for (let step = 1; step <= limits.maxSteps; step++) {
         const result = await model.modelStep({ turnId, step, transcript });
         usage.inputTokens += result.usage.inputTokens;
@@ -80,7 +82,7 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       : loop.consideredCancelled && isCancellation(err)
         ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
         : describeFailure(turnId, err);
-    await settle(() => bookkeeping.failTurn({ turnId, ...end, usage }));
+    await settle(() => bookkeeping.failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
   }
 }
 
@@ -93,10 +95,12 @@ const OWN_MESSAGES: readonly string[] = [TurnFailure.turnMissing, TurnFailure.ag
  * gRPC status — may carry account details or key ids: it goes to the worker's log, and stays in the
  * activity failure in Temporal history, where only the operator looks.
  */
-function describeFailure(turnId: string, err: unknown): { message: string; retryable: boolean } {
+function describeFailure(turnId: string, err: unknown): { message: string; retryable: boolean; code?: TurnErrorCode } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   log.warn('turn failed', { turnId, type: cause instanceof ApplicationFailure ? cause.type : undefined, detail: cause instanceof Error ? cause.message : String(cause) });
   if (cause instanceof ApplicationFailure) {
+    // Our own messages; a top-up or a raised cap lets the next ask go on.
+    if (isCreditStop(cause.type)) return { message: cause.message, retryable: false, code: cause.type };
     if (cause.type === TurnFailure.modelRejected) return { message: `the model refused the request (turn ${turnId})`, retryable: false };
     if (cause.type === TurnFailure.modelUnavailable) return { message: `the model is unavailable; try again later (turn ${turnId})`, retryable: true };
     if (cause.type && OWN_MESSAGES.includes(cause.type)) return { message: cause.message, retryable: !cause.nonRetryable };

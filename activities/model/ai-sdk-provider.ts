@@ -61,7 +61,7 @@ export class AiSdkModelProvider implements ModelProvider {
     this.id = options.id;
   }
 
-  async stream(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult> {
+  async stream(request: ModelRequest, onText: (delta: string) => void, onOutput?: (delta: string) => void): Promise<ModelResult> {
     const outer = request.signal;
     outer?.throwIfAborted();
     // Our own controller, so that leaving early (an error part, a throwing onText) always tears
@@ -106,6 +106,12 @@ export class AiSdkModelProvider implements ModelProvider {
               text += part.text;
               onText(part.text);
             }
+            break;
+          case 'tool-input-delta':
+            onOutput?.(part.delta);
+            break;
+          case 'reasoning-delta':
+            onOutput?.(part.text);
             break;
           case 'tool-call':
             toolCalls.push(this.toolCall(part.toolCallId, part.toolName, part.input));

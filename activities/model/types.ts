@@ -62,8 +62,12 @@ export interface ModelResult {
 export interface ModelProvider {
   /** `openai`, `anthropic` or `local`. */
   readonly id: string;
-  /** Streams one completion; `onText` receives each text delta as it arrives, in order. */
-  stream(request: ModelRequest, onText: (delta: string) => void): Promise<ModelResult>;
+  /**
+   * Streams one completion; `onText` receives each text delta as it arrives, in order, and
+   * `onOutput` the other output the model is billed for as it arrives (tool-call arguments,
+   * reasoning), so a call cut short can be billed for what it produced.
+   */
+  stream(request: ModelRequest, onText: (delta: string) => void, onOutput?: (delta: string) => void): Promise<ModelResult>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connect';
+import { STEP_CREDITS_SQL } from './step-usage';
 
 /** Why a turn may not start: its workspace cannot cover the reservation, or its agent reached its cap. */
 export type CreditRefusal = { refused: 'workspace'; available: number } | { refused: 'agent_cap'; cap: number; spent: number };
@@ -11,6 +12,11 @@ export interface AgentCreditCap {
   /** Credits its finished turns cost plus what its running turns reserve. */
   spent: number;
 }
+
+/** Credits a turn (`t`) has consumed so far: the sum of its model steps' rows. */
+const CONSUMED_SQL = `(select coalesce(sum(${STEP_CREDITS_SQL}), 0) from turn_step_usage u where u.turn_id = t.id)`;
+/** What a running turn holds back: its reservation, or what it consumed once that is more. */
+const HOLD_SQL = `greatest(t.reserved, ${CONSUMED_SQL})`;
 
 /**
  * Reservations and per-agent caps (README: Conversations and turns, "Credits"). A running turn
@@ -31,7 +37,7 @@ export class CreditsRepository {
   ): Promise<CreditRefusal | undefined> {
     const workspace = await trx('workspaces').where({ id: workspaceId }).forUpdate().first<{ credits: number } | undefined>('credits');
     if (!workspace) return { refused: 'workspace', available: 0 };
-    const held = await trx('turns').where({ workspace_id: workspaceId, status: 'running' }).sum<{ sum: number | null }>({ sum: 'reserved' }).first();
+    const held = await trx('turns as t').where({ 't.workspace_id': workspaceId, 't.status': 'running' }).first<{ sum: string | null }>(trx.raw(`sum(${HOLD_SQL}) as sum`));
     const available = workspace.credits - Number(held?.sum ?? 0);
     // Nothing to reserve (a free model) still needs a positive balance, as before reservations.
     if (available < amount || available <= 0) return { refused: 'workspace', available };
@@ -44,10 +50,41 @@ export class CreditsRepository {
   async capOf({ agentId }: { agentId: string }, trx?: Knex.Transaction): Promise<AgentCreditCap> {
     const q = trx ?? this.db;
     const row = await q('agent_credit_caps').where({ agent_id: agentId }).first<{ cap: number } | undefined>('cap');
-    const spent = await q('turns')
-      .where({ agent_id: agentId })
-      .first<{ spent: number | null }>(q.raw(`sum(case when status = 'running' then reserved else coalesce(cost, 0) end) as spent`));
+    const spent = await q('turns as t')
+      .where({ 't.agent_id': agentId })
+      .first<{ spent: number | null }>(q.raw(`sum(case when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end) as spent`));
     return { cap: row?.cap ?? null, spent: Number(spent?.spent ?? 0) };
+  }
+
+  /**
+   * Whether a running turn may make its next model step, which will cost at least `stepCredits`
+   * (its input): the workspace's balance, less what its other running turns hold and what this
+   * turn consumed so far, must cover it, and so must the agent's cap. Checked before every step,
+   * so a turn stops at the step that reaches either: a cap is overshot by at most that one step.
+   */
+  async stepRefusal(
+    { turnId, workspaceId, agentId, stepCredits }: { turnId: string; workspaceId: string; agentId: string | null; stepCredits: number },
+  ): Promise<CreditRefusal | undefined> {
+    const { rows } = await this.db.raw<{ rows: Array<{ credits: string; others: string | null; consumed: string | null; cap: string | null; agent_spent: string | null }> }>(
+      `select w.credits,
+              (select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?) as others,
+              (select ${CONSUMED_SQL} from turns t where t.id = ?) as consumed,
+              c.cap,
+              (select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
+                 from turns t where t.agent_id = c.agent_id) as agent_spent
+         from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
+        where w.id = ?`,
+      [turnId, turnId, turnId, agentId, workspaceId],
+    );
+    const row = rows[0];
+    if (!row) return { refused: 'workspace', available: 0 };
+    const available = Number(row.credits) - Number(row.others ?? 0) - Number(row.consumed ?? 0);
+    if (available <= 0 || available < stepCredits) return { refused: 'workspace', available };
+    if (row.cap === null) return undefined;
+    const cap = Number(row.cap);
+    const spent = Number(row.agent_spent ?? 0);
+    if (spent >= cap || spent + stepCredits > cap) return { refused: 'agent_cap', cap, spent };
+    return undefined;
   }
 
   /** Sets (or, with null, removes) an agent's cap. */

@@ -13,6 +13,7 @@ import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { SealedValuesRepository } from './sealed-values';
+import { StepUsageRepository } from './step-usage';
 import { TurnsRepository } from './turns';
 import { VisitorIdentitiesRepository } from './visitor-identities';
 import { WebhooksRepository } from './webhooks';
@@ -31,6 +32,7 @@ export function createRepositories(db: Db) {
     files: new FilesRepository(db),
     conversations: new ConversationsRepository(db),
     turns: new TurnsRepository(db),
+    stepUsage: new StepUsageRepository(db),
     credentials: new CredentialsRepository(db),
     deployments: new DeploymentsRepository(db),
     workerLiveness: new WorkerLivenessRepository(db),

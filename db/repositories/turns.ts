@@ -166,10 +166,11 @@ export class TurnsRepository {
 
   /**
    * Appends events and announces them. With `writer`, appends only while that writer holds the
-   * turn; returns false (and writes nothing) otherwise, or when the turn has finished.
+   * turn; returns false (and writes nothing) otherwise, or when the turn has finished. With
+   * `outputTokens`, the same statement records the writer's output so far (`turn_step_usage`).
    */
   async append(
-    input: { turnId: string; events: TurnEvent[]; step?: number; writer?: string },
+    input: { turnId: string; events: TurnEvent[]; step?: number; writer?: string; outputTokens?: number },
     trx?: Knex.Transaction,
   ): Promise<boolean> {
     if (input.events.length === 0) return true;
@@ -178,7 +179,7 @@ export class TurnsRepository {
     // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
     // events under them, and NOTIFY with their seq range and, when small, the events themselves
     // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
-    // the three.
+    // the three. The billed output moves with the text the consumers were shown.
     const result = await (trx ?? this.db).raw(
       `with t as (
          update turns set last_seq = last_seq + ?
@@ -188,9 +189,27 @@ export class TurnsRepository {
          insert into turn_events (turn_id, seq, type, data, step)
          select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
            from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
-         returning seq, type, data)
+         returning seq, type, data),
+       used as (
+         update turn_step_usage set output_tokens = greatest(output_tokens, ?::int)
+          where ?::int is not null and turn_id = ? and writer = ? and not final and exists (select 1 from t))
        select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
-      [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), TURN_EVENTS_CHANNEL, input.turnId],
+      [
+        n,
+        input.turnId,
+        writer,
+        writer,
+        input.turnId,
+        n,
+        input.step ?? null,
+        JSON.stringify(input.events),
+        input.outputTokens ?? null,
+        input.outputTokens ?? null,
+        input.turnId,
+        writer,
+        TURN_EVENTS_CHANNEL,
+        input.turnId,
+      ],
     );
     return (result as { rows: unknown[] }).rows.length > 0;
   }

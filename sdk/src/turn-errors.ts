@@ -3,9 +3,9 @@ import type { TurnEvent } from './types/turn-event.js';
 
 /** The `ServiceError`s a `Turn` ends with, other than those the service answers with. */
 
-/** The error an `error` event rejects the awaited turn with. */
+/** The error an `error` event rejects the awaited turn with: its `code` when it has one, else `turn_failed`. */
 export function turnFailed(event: Extract<TurnEvent, { type: 'error' }>): ServiceError {
-  return new ServiceError({ code: 'turn_failed', status: event.retryable ? 500 : 400, retryable: event.retryable, message: event.message });
+  return new ServiceError({ code: event.code ?? 'turn_failed', status: event.retryable ? 500 : 400, retryable: event.retryable, message: event.message });
 }
 
 export function aborted(signal: AbortSignal): ServiceError {

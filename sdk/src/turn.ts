@@ -39,7 +39,8 @@ type TerminalEvent = Extract<TurnEvent, { type: 'done' | 'error' }>;
  *   (e.g. 409 `conversation_ended`, `conversation_not_ready`, `turn_in_progress` — whose
  *   `turnId` names the conversation's running turn —, `insufficient_credits`; 404
  *   `conversation_not_found`, or `turn_not_found` from `ws.turn(turnId)`);
- * - an `error` event from the service gives code `turn_failed`, the event's `message` and
+ * - an `error` event from the service gives the event's `code` (`credits_exhausted`,
+ *   `credit_cap_reached`) or else `turn_failed`, the event's `message` and
  *   `retryable`, and status 500 when retryable or 400 when not, so that `status` agrees with
  *   `retryable` as in the spec's error table;
  * - a connection that broke and could not be resumed within the `resumeTimeout` option gives

@@ -26,7 +26,8 @@ export interface Step {
  * - `text`: a piece of the reply; see `reset`.
  * - `file`: the agent wrote the file at `path` in the conversation's file space.
  * - `done`: the turn succeeded; `reply` is the whole reply.
- * - `error`: the turn failed; `retryable` tells whether asking again may succeed.
+ * - `error`: the turn failed; `retryable` tells whether asking again may succeed; `code` says
+ *   why when the turn stopped for its credits (the text streamed before it is kept).
  */
 export type TurnEvent =
   | { type: 'start'; turnId: string }
@@ -45,4 +46,13 @@ export type TurnEvent =
     }
   | { type: 'file'; path: string }
   | { type: 'done'; reply: string }
-  | { type: 'error'; message: string; retryable: boolean };
+  | {
+      type: 'error';
+      message: string;
+      retryable: boolean;
+      /**
+       * Present when the turn stopped before a model step for its credits: `credits_exhausted`
+       * (the workspace's balance is spent) or `credit_cap_reached` (the agent's cap is reached).
+       */
+      code?: 'credits_exhausted' | 'credit_cap_reached';
+    };

@@ -5,6 +5,7 @@ import {
   type ModelServer,
   type Protocol,
   type ScriptedResponse,
+  scriptedUsage,
   startScriptedServer,
   textChunks,
 } from './scripted-server';
@@ -47,10 +48,10 @@ const anthropicProtocol: Protocol = {
     const calls = script.toolCalls ?? [];
     let argChars = 0;
     for (const call of calls) argChars += argumentFragments(call).text.length + call.name.length;
-    const usage = script.usage ?? {
+    const usage = scriptedUsage(script, body, () => ({
       inputTokens: estimate(JSON.stringify(body.messages ?? []).length + (typeof body.system === 'string' ? body.system.length : 0)),
       outputTokens: estimate((script.text ?? '').length + argChars),
-    };
+    }));
     const events = [
       event('message_start', {
         type: 'message_start',

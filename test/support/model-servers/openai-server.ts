@@ -5,6 +5,7 @@ import {
   type ModelServer,
   type Protocol,
   type ScriptedResponse,
+  scriptedUsage,
   startScriptedServer,
   textChunks,
 } from './scripted-server';
@@ -67,10 +68,10 @@ const openaiProtocol: Protocol = {
     events.push(chunk({}, script.finishReason ?? (hasTools ? 'tool_calls' : 'stop')));
     const options = body.stream_options;
     if (typeof options === 'object' && options !== null && (options as Record<string, unknown>).include_usage === true) {
-      const usage = script.usage ?? {
+      const usage = scriptedUsage(script, body, () => ({
         inputTokens: estimate(JSON.stringify(body.messages ?? []).length),
         outputTokens: estimate((script.text ?? '').length + argChars),
-      };
+      }));
       events.push(
         data({
           ...base,

@@ -27,8 +27,8 @@ export interface ScriptedResponse {
   toolCalls?: ScriptedToolCall[];
   /** Characters per tool-argument fragment; default 8. */
   argsChunkSize?: number;
-  /** Reported usage; default estimated as ceil(chars / 4). */
-  usage?: { inputTokens: number; outputTokens: number };
+  /** Reported usage (or computed from the request body, as a provider counts it); default estimated as ceil(chars / 4). */
+  usage?: ScriptedUsage | ((body: Record<string, unknown>) => ScriptedUsage);
   /** The wire finish/stop reason; default `stop`/`end_turn`, or `tool_calls`/`tool_use` with tool calls. */
   finishReason?: string;
   /** Answer with this HTTP error status instead of a stream. */
@@ -47,6 +47,16 @@ export interface ScriptedResponse {
   truncateAfterChunks?: number;
   /** Send this many SSE events, then destroy the connection. */
   dropAfterChunks?: number;
+}
+
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The usage a script reports for this request, or `estimated` when it says none. */
+export function scriptedUsage(script: ScriptedResponse, body: Record<string, unknown>, estimated: () => ScriptedUsage): ScriptedUsage {
+  return typeof script.usage === 'function' ? script.usage(body) : (script.usage ?? estimated());
 }
 
 export interface RecordedRequest {

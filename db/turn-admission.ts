@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import type { Repositories } from './repositories';
+import type { ConversationRow } from './repositories/conversations';
+import type { CreditRefusal } from './repositories/credits';
+
+/**
+ * Admitting a turn: the one function every way a turn starts goes through — the API's ask, public
+ * chat (through ask), webhooks, schedules and intervals, and a manager's delegations — so each
+ * gets the same checks. It lives under `db/` because it is a transaction over repositories that
+ * both `services/` (the API) and `activities/` (the worker) run.
+ */
+
+/** Why a turn may not start; each caller turns it into its own kind of refusal (409, 429, a skipped run, a failed tool call). */
+type TurnRefusal = 'turn_in_progress' | 'running_turns_limit' | 'insufficient_credits';
+
+/** A running turn was inserted, or why not. */
+export type TurnAdmission = { turnId: string; conversation: ConversationRow } | { refused: TurnRefusal; message: string };
+
+export interface TurnAdmissionInput {
+  workspaceId: string;
+  /** The agent whose turn it is (its credit cap applies); null for a project manager's. */
+  agentId: string | null;
+  /** The conversation, or how to create a new one once the turn is admitted (nothing is written on a refusal). */
+  conversation: ConversationRow | (() => Promise<ConversationRow>);
+  /** Credits the turn holds back from the balance while it runs (`TURN_RESERVE_CREDITS`). */
+  reserve: number;
+  /** The most turns the workspace may run at once (`WORKSPACE_RUNNING_TURNS_MAX`). */
+  maxRunningTurns: number;
+}
+
+/** What a credit refusal says: the workspace message stays as before reservations, so callers and docs still match it. */
+function creditMessage(refusal: CreditRefusal, agentId: string | null): string {
+  if (refusal.refused === 'workspace') {
+    return refusal.available <= 0
+      ? 'the workspace has no credits left'
+      : `the workspace has no credits left to reserve for another turn (${round(refusal.available)} available while other turns run)`;
+  }
+  return `agent ${agentId ?? ''} reached its credit cap (${round(refusal.spent)} of ${round(refusal.cap)} credits spent or reserved)`;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * Checks, in the caller's transaction and in this order, that the conversation has no running
+ * turn, that the workspace runs fewer than `maxRunningTurns` turns (counted under a per-workspace
+ * lock held to commit, so racing starts of any replica or worker cannot both take the last place),
+ * and that its credits cover the reservation and the agent's cap allows it (under the workspace
+ * row's lock); then inserts the running turn holding the reservation.
+ */
+export async function admitTurn(repos: Repositories, input: TurnAdmissionInput, trx: Knex.Transaction): Promise<TurnAdmission> {
+  const { workspaceId, agentId } = input;
+  const given = typeof input.conversation === 'function' ? undefined : input.conversation;
+  const inProgress = (id: string | undefined) => ({ refused: 'turn_in_progress' as const, message: `turn ${id ?? ''} of this conversation is still running`.replace('  ', ' ') });
+  // The running turn's own reservation must not make this a credit refusal: it says what to wait for.
+  const running = given && (await repos.turns.running({ conversationId: given.id }, trx));
+  if (running) return inProgress(running.id);
+  const count = await repos.turns.countRunningLocked({ workspaceId }, trx);
+  if (count >= input.maxRunningTurns) {
+    return { refused: 'running_turns_limit', message: `the workspace has ${count} turns running, the most it may at once; try again when one has ended` };
+  }
+  const refusal = await repos.credits.admit({ workspaceId, agentId, amount: input.reserve }, trx);
+  if (refusal) return { refused: 'insufficient_credits', message: creditMessage(refusal, agentId) };
+  const conversation = typeof input.conversation === 'function' ? await input.conversation() : input.conversation;
+  const turn = await repos.turns.createRunning({ conversationId: conversation.id, workspaceId, agentId, reserved: input.reserve }, trx);
+  // The partial unique index decides a race with another replica.
+  return turn ? { turnId: turn.id, conversation } : inProgress((await repos.turns.running({ conversationId: conversation.id }, trx))?.id);
+}
