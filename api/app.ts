@@ -158,7 +158,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory): ApiRouter {
   });
   const credentials = new CredentialsService({ db: deps.db, repos: deps.repos, box, oauth });
   credentialRoutes(r, credentials);
-  oauthRoutes(r, oauth, deps.config.oauthRedirectURI);
+  oauthRoutes(r, oauth, deps.config.oauthRedirectURI, deps.config.OAUTH_STATE_TTL_SECONDS);
   endUserRoutes(r, new EndUsersService({ repos: deps.repos, conversations, credentials, oauth }));
   deploymentRoutes(
     r,
