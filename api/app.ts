@@ -2,6 +2,7 @@ import Koa from 'koa';
 import { type Config, ConfigError } from '../config/env';
 import type { TurnLimits } from '../domain/turn-run';
 import { AppError } from '../domain/errors';
+import { classifyHost } from '../domain/publishing';
 import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
 import { ConversationFilesService } from '../services/conversation-files';
@@ -167,7 +168,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
   });
   const credentials = new CredentialsService({ db: deps.db, repos: deps.repos, box, oauth });
   credentialRoutes(r, credentials);
-  oauthRoutes(r, oauth, deps.config.oauthRedirectURI);
+  oauthRoutes(r, oauth, deps.config.oauthRedirectURI, deps.config.OAUTH_STATE_TTL_SECONDS);
   endUserRoutes(r, new EndUsersService({ repos: deps.repos, conversations, credentials, oauth }));
   deploymentRoutes(
     r,
@@ -236,7 +237,9 @@ export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: Conn
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
 
-  app.use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN));
+  const onAgentHost = async (hostname: string) =>
+    classifyHost(hostname, deps.config.AGENTS_DOMAIN).kind !== 'none' || (await directory.lookup(hostname)) !== undefined;
+  app.use(metricsEndpoint(deps.metrics, deps.config.METRICS_TOKEN, onAgentHost));
   app.use(requestId);
   // Outside the error handler, so the span sees the status it renders.
   if (deps.requestSpan) app.use(deps.requestSpan);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { buildEmbed } from '../embed/build';
-import { renderChatPage, renderNotFoundPage } from '../embed/page-template';
+import { renderChatPage } from '../embed/page-template';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { DeploymentsRepository } from '../db/repositories/deployments';
 import type { AllowedOriginsRepository } from '../db/repositories/allowed-origins';
@@ -11,14 +11,16 @@ import { publicTokenContext } from '../domain/public-token';
 import type { SecretBox } from '../domain/secret-box';
 import type { ApiContext, ApiState } from './context';
 import { DOCS_CSP, renderDocsPage } from './docs-page';
+import { sendNotFoundPage } from './not-found-page';
 
 const DIST = path.resolve(__dirname, '../embed/dist');
-const ASSETS: Record<string, string> = {
-  'v1.js': 'application/javascript; charset=utf-8',
-  'chat.js': 'application/javascript; charset=utf-8',
-  'chat.css': 'text/css; charset=utf-8',
-  'redoc.standalone.js': 'application/javascript; charset=utf-8',
-};
+/** A Map, not an object: a name from the URL (`constructor`, `__proto__`) must not find inherited keys. */
+const ASSETS = new Map<string, string>([
+  ['v1.js', 'application/javascript; charset=utf-8'],
+  ['chat.js', 'application/javascript; charset=utf-8'],
+  ['chat.css', 'text/css; charset=utf-8'],
+  ['redoc.standalone.js', 'application/javascript; charset=utf-8'],
+]);
 
 /**
  * The browser files, read once from `embed/dist` — built there first when a fresh checkout has
@@ -35,7 +37,7 @@ function assetStore(): (name: string) => Promise<Asset> {
   const load = async () => {
     const read = () =>
       Promise.all(
-        Object.keys(ASSETS).map(async (name) => {
+        [...ASSETS.keys()].map(async (name) => {
           const raw = await readFile(path.join(DIST, name));
           return [name, { raw, gzip: gzipSync(raw, { level: 9 }) }] as const;
         }),
@@ -102,7 +104,7 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
 
   const sendAsset = async (ctx: ApiContext, name: string) => {
     const file = await asset(name);
-    ctx.type = ASSETS[name]!;
+    ctx.type = ASSETS.get(name)!;
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -116,12 +118,7 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
   };
 
   const page = async (ctx: ApiContext, site: ServedAgent | undefined) => {
-    if (!site) {
-      ctx.status = 404;
-      ctx.type = 'html';
-      ctx.body = renderNotFoundPage();
-      return;
-    }
+    if (!site) return sendNotFoundPage(ctx);
     // Our own origin (in Koa 3, ctx.origin is the request's Origin header).
     const apiBase = deps.publicBaseURL ?? `${ctx.protocol}://${ctx.host}`;
     // The token is resolved here, from the agent id, and travels only inside our own page.
@@ -154,7 +151,7 @@ export function hostedRoutes(deps: HostedDeps): Router<ApiState> {
   router.get('/docs/redoc.js', (ctx) => sendAsset(ctx, 'redoc.standalone.js'));
   router.get('/embed/assets/:file', async (ctx, next) => {
     const name = ctx.params.file ?? '';
-    if (name === 'v1.js' || !(name in ASSETS)) return next();
+    if (name === 'v1.js' || !ASSETS.has(name)) return next();
     await sendAsset(ctx, name);
   });
   router.get('/embed/:agentId', async (ctx) => {

@@ -89,13 +89,14 @@ export function refusalMetrics(metrics: ApiMetrics) {
 }
 
 /**
- * `GET /metrics` in Prometheus text format, for callers `mayReadMetrics` lets in; anyone else gets
- * the 404 of any unknown path (nothing says the metrics exist). First in the chain: a scrape is
- * neither a request of the API's own metrics nor subject to its hosts or limits.
+ * `GET /metrics` in Prometheus text format, for callers `mayReadMetrics` lets in, on the API's
+ * hosts only (`onAgentHost`: never on an agent's or a custom domain's); anyone else gets the 404
+ * of any unknown path (nothing says the metrics exist). First in the chain: a scrape is neither a
+ * request of the API's own metrics nor subject to its limits.
  */
-export function metricsEndpoint(metrics: ApiMetrics, token: string | undefined) {
+export function metricsEndpoint(metrics: ApiMetrics, token: string | undefined, onAgentHost: (hostname: string) => Promise<boolean>) {
   return async function serveMetrics(ctx: ApiContext, next: Next): Promise<void> {
-    if (ctx.path !== '/metrics' || ctx.method !== 'GET' || !mayReadMetrics(ctx.req, token)) return next();
+    if (ctx.path !== '/metrics' || ctx.method !== 'GET' || !mayReadMetrics(ctx.req, token) || (await onAgentHost(ctx.hostname))) return next();
     ctx.set('Cache-Control', 'no-store');
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();

@@ -6,6 +6,7 @@ export const errorCodes = {
   invalid_request: { status: 400, doc: 'The body, query or path failed validation; the message names the field.' },
   invalid_json: { status: 400, doc: 'The body is not valid JSON or not sent as application/json.' },
   body_too_large: { status: 400, doc: 'The body is larger than BODY_LIMIT_BYTES.' },
+  body_too_deep: { status: 400, doc: 'The JSON body nests arrays and objects more than 64 deep.' },
   missing_api_key: { status: 401, doc: 'No `Authorization: Bearer <key>` header.' },
   invalid_api_key: { status: 401, doc: 'The key is malformed, unknown or revoked.' },
   invalid_codec_token: { status: 401, doc: 'The codec endpoint (`/v1/codec/…`) needs `Authorization: Bearer <CODEC_TOKEN>`; the header is missing or wrong.' },

@@ -120,19 +120,23 @@ export function slugCandidate(base: string, attempt: number): string {
   return attempt <= 1 ? base : `${base}-${attempt}`;
 }
 
-/** What a request's host names: a deployed agent's prod host, a test host, or neither. */
-type AgentHost = { kind: 'prod'; slug: string } | { kind: 'test'; label: string } | { kind: 'none' };
+/**
+ * What a request's host names: a deployed agent's prod host, a test host, another name at or under
+ * the agents domain (`reserved`: the bare domain, deeper names — never the API), or neither.
+ */
+type AgentHost = { kind: 'prod'; slug: string } | { kind: 'test'; label: string } | { kind: 'reserved' } | { kind: 'none' };
 
 /** Classifies a host name (no port, any case) against `agentsDomain`. */
 export function classifyHost(hostname: string, agentsDomain: string): AgentHost {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostname.toLowerCase().replace(/\.+$/, '');
   const domain = agentsDomain.toLowerCase();
+  if (host === domain) return { kind: 'reserved' };
   if (!host.endsWith(`.${domain}`)) return { kind: 'none' };
   const labels = host.slice(0, -(domain.length + 1)).split('.');
   const label = /^[a-z0-9-]{1,63}$/;
   if (labels.length === 1 && label.test(labels[0]!)) return { kind: 'prod', slug: labels[0]! };
   if (labels.length === 2 && labels[1] === 'test' && label.test(labels[0]!)) return { kind: 'test', label: labels[0]! };
-  return { kind: 'none' };
+  return { kind: 'reserved' };
 }
 
 /** The address a host is reached at, e.g. `http://support.agents.localhost:8080`. */

@@ -30,7 +30,8 @@ function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function documentShell(title: string, body: string, head = ''): string {
+/** `head` goes after the title; the chat page's stylesheet link is part of it (the 404 page has none). */
+function documentShell(title: string, body: string, head: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -39,7 +40,6 @@ function documentShell(title: string, body: string, head = ''): string {
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/embed/assets/chat.css">
 ${head}</head>
 <body>
 ${body}
@@ -51,7 +51,8 @@ ${body}
 /** The hosted chat page of one agent: the skeleton `chat.js` fills in, and the config it reads. */
 export function renderChatPage(config: HostedPageConfig): string {
   const name = escapeHtml(config.name);
-  const head = `<script type="application/json" id="ha-config">${scriptSafeJson(config)}</script>
+  const head = `<link rel="stylesheet" href="/embed/assets/chat.css">
+<script type="application/json" id="ha-config">${scriptSafeJson(config)}</script>
 <script src="/embed/assets/chat.js" defer></script>
 `;
   const body = `<main class="ha-chat" aria-labelledby="ha-title">
@@ -68,11 +69,19 @@ export function renderChatPage(config: HostedPageConfig): string {
   return documentShell(config.name, body, head);
 }
 
+const NOT_FOUND_CSS =
+  ':root{color-scheme:light dark}body{margin:0;font:16px/1.5 system-ui,sans-serif}.ha-notfound{max-width:480px;margin:10vh auto 0;padding:24px 16px;text-align:center}';
+
+/** The policy of the 404 page: nothing but its own inline styles. */
+export const NOT_FOUND_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
 /** A plain page for an agent that does not exist or is not deployed; no script at all. */
 export function renderNotFoundPage(): string {
   const body = `<main class="ha-notfound">
 <h1>Chat not found</h1>
 <p>This agent isn’t published, or the link is wrong.</p>
 </main>`;
-  return documentShell('Chat not found', body);
+  // Its few styles inline: on a host that serves nothing (an unknown agent host) the assets are 404 too.
+  const style = `<style>${NOT_FOUND_CSS}</style>\n`;
+  return documentShell('Chat not found', body, style);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { OAuthProvider } from '../config/oauth-providers';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
@@ -28,6 +28,12 @@ export class OAuthCallbackError extends Error {
 }
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+
+/** The path of the start step, beside the callback on the same origin (so its cookie reaches the callback). */
+export const OAUTH_START_PATH = '/v1/oauth/start';
+
+/** Compared as digests in constant time. */
+const sameSecret = (a: string, b: string) => timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
 /**
  * OAuth connections: the consent URL (`authorize`), the callback that stores the tokens sealed on
@@ -60,7 +66,11 @@ export class OAuthService {
     return Object.hasOwn(this.deps.providers, provider);
   }
 
-  /** A consent URL whose tokens will be stored on `owner`; its `state` is single-use and expires. */
+  /**
+   * A consent URL whose tokens will be stored on `owner`: our start step (`/v1/oauth/start`), which
+   * binds the consent to the browser that opens it (a state cookie) and sends it on to the
+   * provider. Its `state` is single-use and expires.
+   */
   async begin(input: { workspaceId: string; owner: CredentialOwner; endUserId: string | null; provider: OAuthProvider }): Promise<{ url: string }> {
     const { codeVerifier, state } = newAuthorizationSecrets();
     const stateHash = hashState(state);
@@ -73,17 +83,35 @@ export class OAuthService {
       codeVerifier: this.deps.box.seal(codeVerifier, sealContext('oauth-verifier', input.owner.kind, input.owner.id, stateHash)),
       expiresAt: new Date(Date.now() + this.deps.stateTtlSeconds * 1000),
     });
-    return { url: await authorizationUrl(input.provider, { redirectUri: this.deps.redirectUri, state, codeVerifier }) };
+    const start = new URL(OAUTH_START_PATH, this.deps.redirectUri);
+    start.searchParams.set('state', state);
+    return { url: start.toString() };
+  }
+
+  /** The start step: the provider's consent URL for a live `state` (nothing is consumed here). */
+  async start(state: string): Promise<{ url: string }> {
+    const row = await this.deps.repos.oauthStates.live({ stateHash: hashState(state) });
+    if (!row) throw new OAuthCallbackError('This link has expired or was already used. Start the connection again from the application.');
+    const provider = Object.hasOwn(this.deps.providers, row.provider) ? this.deps.providers[row.provider] : undefined;
+    if (!provider) throw new OAuthCallbackError(`The provider ${row.provider} is no longer configured on this server.`);
+    const codeVerifier = this.deps.box.open(row.code_verifier, sealContext('oauth-verifier', row.owner_kind, row.owner_id, row.state_hash));
+    return { url: await authorizationUrl(provider, { redirectUri: this.deps.redirectUri, state, codeVerifier }) };
   }
 
   /**
-   * The provider sent the browser back to `callbackUrl`: consume the state (once, before it
-   * expires), exchange the code and store the tokens sealed. Throws `OAuthCallbackError` with a
-   * message for the person at the browser.
+   * The provider sent the browser back to `callbackUrl`: check that this browser started the
+   * consent (`startedState`, from its state cookie), consume the state (once, before it expires),
+   * exchange the code and store the tokens sealed. A browser without the cookie consumes nothing.
+   * Throws `OAuthCallbackError` with a message for the person at the browser.
    */
-  async complete(callbackUrl: URL): Promise<{ provider: string; accountLabel?: string }> {
+  async complete(callbackUrl: URL, startedState: string | undefined): Promise<{ provider: string; accountLabel?: string }> {
     const state = callbackUrl.searchParams.get('state');
     if (!state) throw new OAuthCallbackError('This link carries no state. Start the connection again from the application.');
+    if (startedState === undefined || !sameSecret(startedState, state)) {
+      throw new OAuthCallbackError(
+        'This connection was started in another browser (or this browser blocks cookies), so it cannot be completed here. Open the connection link in this browser and try again.',
+      );
+    }
     const row = await this.deps.repos.oauthStates.consume({ stateHash: hashState(state) });
     if (!row) throw new OAuthCallbackError('This link has expired or was already used. Start the connection again from the application.');
     const provider = Object.hasOwn(this.deps.providers, row.provider) ? this.deps.providers[row.provider] : undefined;

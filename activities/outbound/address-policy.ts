@@ -8,7 +8,7 @@ import { OutboundError, OutboundRefusedError } from './errors';
  * Which addresses outbound requests may reach. Loopback, private (RFC 1918), link-local (cloud
  * metadata at 169.254.169.254), unique-local, unspecified, carrier-grade NAT, broadcast, multicast
  * and reserved addresses — also as IPv4-mapped, IPv4-compatible, NAT64 (64:ff9b::/96) or 6to4
- * IPv6 — and the cloud metadata host names are refused, unless the operator allows them with
+ * IPv6 — the local-use NAT64 prefix (64:ff9b:1::/48) and the cloud metadata host names are refused, unless the operator allows them with
  * OUTBOUND_ALLOW_PRIVATE (`true`: every private range; a list of CIDRs: just those ranges).
  *
  * Link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata (169.254.169.254,
@@ -20,6 +20,11 @@ import { OutboundError, OutboundRefusedError } from './errors';
 const BLOCKED_HOSTS = new Set(METADATA_HOSTS);
 /** Ranges `true` does not open: link-local and AWS's IPv6 metadata address (inside unique-local fd00::/8). */
 const SENSITIVE_RANGES = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128'].map((c) => parseCidr(c)!);
+/**
+ * Local-use NAT64 (RFC 8215): translates to whatever IPv4 network its operator chose, at any
+ * RFC 6052 prefix length, so the address cannot be judged by the IPv4 it seems to embed.
+ */
+const LOCAL_NAT64 = parseCidr('64:ff9b:1::/48')!;
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -54,6 +59,7 @@ export function blockedRange(address: string): string | undefined {
   const range = v6.range();
   // ::a.b.c.d (IPv4-compatible, deprecated) and everything else in ::/96.
   if (parts.slice(0, 6).every((p) => p === 0)) return range === 'unicast' ? 'ipv4Compatible' : range;
+  if (v6.match(LOCAL_NAT64)) return 'localUseNat64';
   // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach the IPv4 address they embed.
   const embedded: [number, number] | undefined =
     range === 'rfc6052' ? [parts[6]!, parts[7]!] : range === '6to4' ? [parts[1]!, parts[2]!] : undefined;

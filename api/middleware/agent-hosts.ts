@@ -1,11 +1,11 @@
 import type { Next } from 'koa';
-import { renderNotFoundPage } from '../../embed/page-template';
 import type { DeploymentsRepository } from '../../db/repositories/deployments';
 import { AppError } from '../../domain/errors';
 import { classifyHost } from '../../domain/publishing';
 import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { DomainDirectory } from '../domain-directory';
+import { sendNotFoundPage } from '../not-found-page';
 import { isPublicPath } from './public-cors';
 
 /** What an agent's host serves besides its page: the page's assets and the public API. */
@@ -15,29 +15,24 @@ const servedOnAgentHosts = (path: string) => path === '/' || path.startsWith('/e
  * Routing by `Host`: `<slug>.AGENTS_DOMAIN` is an agent's production, `<label>.test.AGENTS_DOMAIN`
  * a live test deployment. There `ctx.state.site` names what is served, and only the hosted page,
  * its assets and the public API answer — never key-authenticated routes or signed files, so
- * nothing but the chat runs on an agent's origin. An unknown or expired host answers 404.
- * A served custom domain (README: Custom domains) is its agent's production host too. Unknown
- * hosts are failures of the client's address (auth-failures.ts): past its limit, no lookup at all.
+ * nothing but the chat runs on an agent's origin. Every other name at or under AGENTS_DOMAIN
+ * (the bare domain, deeper names, an unknown slug, an expired test label) answers 404 on every
+ * path: the API is served only on hosts outside it. A served custom domain (README: Custom
+ * domains) is its agent's production host too. Unknown hosts are failures of the client's
+ * address (auth-failures.ts): past its limit, no lookup at all.
  */
 export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string, domains: DomainDirectory, failures: AuthFailures) {
   return async function routeByHost(ctx: ApiContext, next: Next): Promise<void> {
     const host = classifyHost(ctx.hostname, agentsDomain);
     if (host.kind === 'none') return routeCustomDomain(ctx, next);
+    if (host.kind === 'reserved') return notFound(ctx, 'no agent is served at this address');
     if (!servedOnAgentHosts(ctx.path)) throw new AppError('not_found', 'no such route on an agent host');
     await failures.check(ctx.ip);
     const site =
       host.kind === 'prod' ? await deployments.servedBySlug({ slug: host.slug }) : await deployments.servedByTestHost({ label: host.label });
     if (!site) {
       failures.failed(ctx.ip);
-      // Assets stay reachable (a 404 page may use them); anything else needs a live deployment.
-      if (ctx.path.startsWith('/embed/assets/')) return next();
-      if (ctx.path === '/') {
-        ctx.status = 404;
-        ctx.type = 'html';
-        ctx.body = renderNotFoundPage();
-        return;
-      }
-      throw new AppError('not_found', host.kind === 'test' ? 'this test deployment has expired or never existed' : 'no agent is deployed at this address');
+      return notFound(ctx, host.kind === 'test' ? 'this test deployment has expired or never existed' : 'no agent is deployed at this address');
     }
     ctx.state.site = site;
     return next();
@@ -55,4 +50,10 @@ export function agentHosts(deployments: DeploymentsRepository, agentsDomain: str
     ctx.state.site = site;
     return next();
   }
+}
+
+/** A browser opening the host gets the HTML 404 page; anything else the JSON one. */
+function notFound(ctx: ApiContext, message: string): void {
+  if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) return sendNotFoundPage(ctx);
+  throw new AppError('not_found', message);
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { OAuthCallbackError, type OAuthService } from '../../services/oauth';
+import { OAUTH_START_PATH, OAuthCallbackError, type OAuthService } from '../../services/oauth';
+import type { ApiContext } from '../context';
+import { setStateCookie, takeStateCookie } from '../oauth-cookie';
 import { OAUTH_PAGE_CSP, oauthResultPage } from '../oauth-page';
 import type { ApiRouter } from '../routing';
 
@@ -14,12 +16,45 @@ const callbackQuery = z
   })
   .loose();
 
+/** The small HTML page of a step that did not redirect: the result, or why not. */
+function sendPage(ctx: ApiContext, status: number, page: string): void {
+  ctx.status = status;
+  ctx.set('Content-Security-Policy', OAUTH_PAGE_CSP);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = page;
+}
+
 /**
- * The OAuth redirect URI, `<PUBLIC_BASE_URL>/v1/oauth/callback`: no API key (the browser of the
- * person who consented arrives here), answered with a small HTML page. The single-use `state`
- * is what ties the answer to the `authorize` call that made the consent URL.
+ * The consent link `authorize` hands out, `<PUBLIC_BASE_URL>/v1/oauth/start?state=…`, and the
+ * OAuth redirect URI, `<PUBLIC_BASE_URL>/v1/oauth/callback`: no API key (the browser of the
+ * person who consents arrives here), answered with a redirect or a small HTML page. The start
+ * step leaves a cookie for the state, and the callback completes only in a browser that has it:
+ * the provider's URL or its answer, copied to another browser, connects nothing. The single-use
+ * `state` ties the answer to the `authorize` call that made the link.
  */
-export function oauthRoutes(r: ApiRouter, oauth: OAuthService, redirectUri: string): void {
+export function oauthRoutes(r: ApiRouter, oauth: OAuthService, redirectUri: string, stateTtlSeconds: number): void {
+  r.add(
+    {
+      method: 'get', path: OAUTH_START_PATH, operationId: 'oauthStart', tag: 'Credentials', auth: 'none',
+      summary: 'The consent link `authorize` hands out: binds the consent to this browser (a short-lived cookie) and redirects to the provider',
+      query: z.object({ state: z.string().min(1).max(512) }).strict(),
+      response: { status: 302, description: "A redirect to the provider's consent page (400: an HTML page saying the link expired)", contentType: 'text/html' },
+    },
+    async (ctx, { query }) => {
+      try {
+        const { url } = await oauth.start(query.state);
+        setStateCookie(ctx, query.state, new URL(redirectUri), stateTtlSeconds);
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        ctx.redirect(url);
+      } catch (e) {
+        if (!(e instanceof OAuthCallbackError)) throw e;
+        sendPage(ctx, 400, oauthResultPage({ ok: false, message: e.message }));
+      }
+    },
+  );
   r.add(
     {
       method: 'get', path: '/v1/oauth/callback', operationId: 'oauthCallback', tag: 'Credentials', auth: 'none',
@@ -31,21 +66,14 @@ export function oauthRoutes(r: ApiRouter, oauth: OAuthService, redirectUri: stri
       // Validated against the registered redirect URI, so a proxy's host or scheme cannot change what the provider compares.
       const callbackUrl = new URL(redirectUri);
       callbackUrl.search = ctx.querystring;
-      let page: string;
+      const started = takeStateCookie(ctx, callbackUrl.searchParams.get('state'), new URL(redirectUri));
       try {
-        const done = await oauth.complete(callbackUrl);
-        page = oauthResultPage({ ok: true, ...done });
-        ctx.status = 200;
+        const done = await oauth.complete(callbackUrl, started);
+        sendPage(ctx, 200, oauthResultPage({ ok: true, ...done }));
       } catch (e) {
         if (!(e instanceof OAuthCallbackError)) throw e;
-        page = oauthResultPage({ ok: false, message: e.message });
-        ctx.status = 400;
+        sendPage(ctx, 400, oauthResultPage({ ok: false, message: e.message }));
       }
-      ctx.set('Content-Security-Policy', OAUTH_PAGE_CSP);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = page;
     },
   );
 }

@@ -5,6 +5,7 @@ import { signingSecretSchema, webhookAcceptedSchema, webhookSchema } from '../..
 import type { WebhookRuns } from '../../services/webhook-runs';
 import type { WebhooksService } from '../../services/webhooks';
 import { type ApiContext, workspaceOf } from '../context';
+import { refuseDeepJson } from '../json-text';
 import type { PublicRateLimits } from '../rate-limits';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 import { parseInput } from '../validate';
@@ -39,6 +40,7 @@ async function readPayload(ctx: ApiContext, limitBytes: number): Promise<unknown
     if (type === 'request.size.invalid') throw new AppError('invalid_request', 'body: shorter than its Content-Length');
     throw e;
   }
+  refuseDeepJson(text);
   let value: unknown;
   try {
     value = JSON.parse(text);

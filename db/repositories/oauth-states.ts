@@ -43,6 +43,12 @@ export class OAuthStatesRepository {
     await this.db('oauth_states').where('expires_at', '<', this.db.raw("now() - interval '1 day'")).delete();
   }
 
+  /** The state, if it exists, was never used and has not expired (the start step reads it). */
+  async live({ stateHash }: { stateHash: string }): Promise<OAuthStateRow | undefined> {
+    const row: unknown = await this.db('oauth_states').where({ state_hash: stateHash }).whereNull('used_at').where('expires_at', '>', this.db.fn.now()).first();
+    return row as OAuthStateRow | undefined;
+  }
+
   /**
    * Marks the state used and returns it, if it exists, was never used and has not expired — in one
    * statement, so two callbacks with the same state cannot both get it.

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { Config } from '../../config/env';
 import { secretBoxFromConfig } from '../../config/secret-box';
 import { createCredentialSource } from '../../infra/credential-source';
 import { freePort } from '../../infra/temporal-dev-server';
 import type { AgentHandle, CreateAgentFields } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { consentAs, type OidcServer, startOidcServer } from '../support/oidc-server';
+import { consentAs, CookieJar, type OidcServer, startOidcServer } from '../support/oidc-server';
 import { expectFailure, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
@@ -77,7 +78,11 @@ describe('OAuth connections and end users against a real OIDC server', function 
   it('authorize → consent → callback stores the tokens; connections() reports connected with the account label; a reused or expired state is refused', async () => {
     const { agent, ws } = await agentWith(whoami('fixed'));
     const { url } = await agent.authorize('acme');
-    const consent = new URL(url);
+    // The link is our start step; it sends the browser on to the provider.
+    assert.equal(new URL(url).origin + new URL(url).pathname, `${config.baseURL}/v1/oauth/start`);
+    const startRes = await fetch(url, { redirect: 'manual' });
+    assert.equal(startRes.status, 302);
+    const consent = new URL(startRes.headers.get('location') ?? '');
     assert.equal(consent.origin, oidc.issuer);
     assert.equal(consent.searchParams.get('code_challenge_method'), 'S256');
     assert.ok(consent.searchParams.get('code_challenge'));
@@ -98,7 +103,10 @@ describe('OAuth connections and end users against a real OIDC server', function 
     assert.equal(Buffer.from(row.value).includes(tokens.accessToken), false);
 
     // The same callback again: the state was used.
-    const again = await fetch(done.callbackUrl);
+    // (sent with the state cookie the browser had, which the callback cleared).
+    const replayedState = new URL(done.callbackUrl).searchParams.get('state') ?? '';
+    const stateCookie = `ha_oauth_${createHash('sha256').update(replayedState).digest('hex').slice(0, 16)}=${replayedState}`;
+    const again = await fetch(done.callbackUrl, { headers: { cookie: stateCookie } });
     assert.equal(again.status, 400);
     assert.match(await again.text(), /expired or was already used/);
 
@@ -112,6 +120,29 @@ describe('OAuth connections and end users against a real OIDC server', function 
 
     // A declared provider with no OAuth set-up keeps answering oauth_not_configured.
     await expectFailure(agent.authorize('gmail'), 400, 'oauth_not_configured');
+  });
+
+  it('consent is bound to the browser that opened the link: the provider URL completed in another browser connects nothing', async () => {
+    const { agent } = await agentWith(whoami('fixed'));
+    const { url } = await agent.authorize('acme');
+    // Browser A opens the link: the start step leaves its state cookie and names the provider's page.
+    const jarA = new CookieJar();
+    const start = await fetch(url, { redirect: 'manual' });
+    jarA.store(new URL(url), start);
+    const cookie = start.headers.getSetCookie().join('\n');
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Lax/);
+    assert.match(cookie, /Path=\/v1\/oauth\/callback/);
+    const providerUrl = start.headers.get('location') ?? '';
+    // Browser B (the attacker's victim, or whoever finds the URL) consents with that URL: refused, nothing stored.
+    const stolen = await consentAs(providerUrl, 'mallory', config.baseURL);
+    assert.equal(stolen.status, 400, stolen.page);
+    assert.match(stolen.page, /started in another browser/);
+    assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.connected, false);
+    // The refusal consumed nothing: browser A still completes its own consent.
+    const mine = await consentAs(providerUrl, 'ada', config.baseURL, jarA);
+    assert.equal(mine.status, 200, mine.page);
+    assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.accountLabel, 'ada@example.test');
   });
 
   it('an HTTP tool gets a fresh token: after the access token expires it is refreshed, and the provider accepts the new one', async () => {

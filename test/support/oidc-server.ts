@@ -68,8 +68,8 @@ export async function startOidcServer(opts: { redirectUri: string; accessTokenTt
   };
 }
 
-/** A tiny cookie jar: name=value per origin is all the provider's interaction cookies need. */
-class CookieJar {
+/** A tiny cookie jar: name=value per origin is all the provider's interaction cookies and our state cookie need. */
+export class CookieJar {
   private readonly jar = new Map<string, Map<string, string>>();
   store(url: URL, res: Response): void {
     const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
@@ -94,8 +94,12 @@ class CookieJar {
  * the redirects back to our callback (which stops at `stopAt`'s origin). Returns the callback URL
  * the provider sent the browser to and the page our service answered there.
  */
-export async function consentAs(consentUrl: string, login: string, stopAt: string): Promise<{ callbackUrl: string; status: number; page: string }> {
-  const jar = new CookieJar();
+export async function consentAs(
+  consentUrl: string,
+  login: string,
+  stopAt: string,
+  jar = new CookieJar(),
+): Promise<{ callbackUrl: string; status: number; page: string }> {
   let url = new URL(consentUrl);
   let method = 'GET';
   let body: URLSearchParams | undefined;
@@ -107,9 +111,13 @@ export async function consentAs(consentUrl: string, login: string, stopAt: strin
       ...(body ? { body } : {}),
     });
     jar.store(url, res);
-    if (url.origin === new URL(stopAt).origin) return { callbackUrl: url.toString(), status: res.status, page: await res.text() };
+    // Our start step (/v1/oauth/start) redirects on to the provider: our callback, or any page of ours, ends the walk.
+    const redirected = res.status >= 300 && res.status < 400;
+    if (url.origin === new URL(stopAt).origin && (!redirected || url.pathname.endsWith('/callback'))) {
+      return { callbackUrl: url.toString(), status: res.status, page: await res.text() };
+    }
     const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && location) {
+    if (redirected && location) {
       url = new URL(location, url);
       [method, body] = ['GET', undefined];
       continue;

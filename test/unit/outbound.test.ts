@@ -90,6 +90,8 @@ describe('outbound: safe fetch', () => {
       ['http://2130706433:PORT/', '127.0.0.1', undefined],
       ['http://0x7f.1:PORT/', '127.0.0.1', undefined],
       ['http://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1', undefined],
+      // Local-use NAT64 (RFC 8215) reaches the operator's own IPv4 networks, whatever the low bits say.
+      ['http://[64:ff9b:1::808:808]/', '64:ff9b:1::808:808', undefined],
       ['http://metadata.google.internal/computeMetadata/v1/', 'metadata.google.internal', undefined],
       ['http://Metadata.Google.Internal./', 'metadata.google.internal', undefined],
     ];
@@ -116,6 +118,8 @@ describe('outbound: safe fetch', () => {
       ['2002:7f00:1::1', /6to4.*loopback/],
       ['ff02::1', /multicast/],
       ['240.0.0.1', /reserved/],
+      ['64:ff9b:1::808:808', /localUseNat64/],
+      ['64:ff9b:1:ffff:ffff::1', /localUseNat64/],
     ];
     for (const [address, reason] of blocked) assert.match(blockedRange(address) ?? '', reason, address);
   });

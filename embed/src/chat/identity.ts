@@ -52,9 +52,13 @@ function hashParams(hash: string): URLSearchParams {
   return new URLSearchParams(hash.replace(/^#/, ''));
 }
 
-/** The visitor: the hash's `uid`/`name`/`email`/`token` win (set by the embed script), else the stored uuid. */
+/**
+ * The visitor: the hash's `uid`/`name`/`email`/`token` win when the page is framed (set by the embed
+ * script), else the stored uuid. Opened as a top-level page the hash is ignored: a link with
+ * `#uid=<someone>` must not drop a visitor into a conversation its author can read.
+ */
 export function visitorFrom(hash: string, agentId: string): Visitor {
-  const p = hashParams(hash);
+  const p = window.parent === window ? new URLSearchParams() : hashParams(hash);
   const visitor: Visitor = { id: p.get('uid')?.trim() || storedUid(agentId) };
   const name = p.get('name')?.trim();
   const email = p.get('email')?.trim();
