@@ -82,7 +82,11 @@ function operations(doc: OpenApiDoc): Array<Operation & { method: string; path: 
 describe('bad text on every route (property-based, fast-check)', function () {
   this.timeout(180_000);
   // Hundreds of requests a second with one key: the limits are not what this checks (limits-*.test.ts do).
-  const api = useTestApi(() => ({ config: { ...fixture().config, KEY_BURST_PER_SECOND: 100_000, KEY_REQUESTS_PER_MINUTE: 1_000_000 } }));
+  // The codec routes check CODEC_TOKEN before they read a body: with it set and sent, their bodies are tested too.
+  const codecToken = 'c'.repeat(40);
+  const api = useTestApi(() => ({
+    config: { ...fixture().config, KEY_BURST_PER_SECOND: 100_000, KEY_REQUESTS_PER_MINUTE: 1_000_000, CODEC_TOKEN: codecToken },
+  }));
   let doc: OpenApiDoc;
   let apiKey: string;
   let publicToken: string;
@@ -109,7 +113,8 @@ describe('bad text on every route (property-based, fast-check)', function () {
 
   /** Headers that get a request past authentication, so validation is what answers. */
   function auth(path: string): Record<string, string> {
-    return { authorization: `Bearer ${path.startsWith('/v1/public/') ? publicToken : apiKey}` };
+    const token = path.startsWith('/v1/public/') ? publicToken : path.startsWith('/v1/codec/') ? codecToken : apiKey;
+    return { authorization: `Bearer ${token}` };
   }
 
   function concrete(path: string, bad?: { name: string; encoded: string }): string {
