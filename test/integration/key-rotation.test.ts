@@ -113,7 +113,7 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
     const domain = `${created.id.replace(/_/g, '-')}.example.com`;
     const domainId = `dom_${created.id}`;
     await api.db('custom_domains').insert({
-      domain, id: domainId, workspace_id: workspace.id, agent_id: created.id, status: 'active',
+      domain, id: domainId, workspace_id: workspace.id, agent_id: created.id, status: 'active', verification_token: randomToken(20),
       key_sealed: oldBox.seal('-----BEGIN PRIVATE KEY-----', tlsKeyContext(domainId, domain)),
     });
     const directoryUrl = `https://acme.test/${created.id}/directory`;
