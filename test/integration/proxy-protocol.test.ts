@@ -114,6 +114,8 @@ describe('PROXY protocol behind a TLS pass-through HAProxy', function () {
       const { workspace, apiKey } = await setup.newWorkspace();
       const { agentId } = await freelancer(setup.baseURL, apiKey);
       const { row } = await setup.repos.customDomains.attach({ domain, workspaceId: workspace.id, agentId });
+      // Its DNS proof, as the workflow records it: only the claim holding the name is served.
+      assert.equal(await setup.repos.customDomains.verify({ id: row.id }), 'held');
       const x509 = new X509Certificate(cert.certPem);
       await setup.repos.customDomains.storeCertificate({
         id: row.id,
