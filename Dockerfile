@@ -4,7 +4,7 @@
 # (`api`, `worker`, `migrate`; see cli/main.ts). The `build` stage compiles the server to
 # JavaScript and prebuilds the workflow bundle and the embed (`npm run build:embed` and
 # `npm run build:server`, the server's part of `npm run build`); the image starts from that
-# build/ (README: Start-up). The TypeScript sources are in the image too: bin/hosted-agents.js
+# build/ (docs/operations.md: Start-up). The TypeScript sources are in the image too: bin/hosted-agents.js
 # compares them with build/ and would run them through tsx (a runtime dependency) if build/ were
 # missing or older.
 #
@@ -58,8 +58,8 @@ RUN npm run build:embed && npm run build:server
 # --- runtime ----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX=2: glibc otherwise gives each allocating thread (Temporal's Rust core has many)
-# an arena of its own and keeps freed memory in it; two arenas cut the worker's peak RSS by about
-# 70 MB under bench:turns at no measurable cost in turns/s (README: Worker memory under load).
+# an arena of its own and keeps freed memory in it; two arenas cut the worker's peak RSS at no
+# measurable cost in turns/s (bench/README.md: Worker memory).
 ENV NODE_ENV=production \
     PORT=8080 \
     MALLOC_ARENA_MAX=2

@@ -57,7 +57,7 @@ export default tseslint.config(
   },
   {
     // Each command loads its modules only when it runs, and a library few processes use only when
-    // it is first needed (README: Start-up): require() on purpose.
+    // it is first needed (docs/operations.md: Start-up): require() on purpose.
     files: ['cli/main.ts', 'cli/runtime.ts', 'activities/acme.ts', 'activities/tools/mcp/tools.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

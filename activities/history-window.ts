@@ -1,7 +1,7 @@
 import type { AttachmentRef, MessageRow } from '../db/repositories/conversations';
 
 /**
- * Which earlier messages a model step sends (README: Conversations and turns, "Bounded history").
+ * Which earlier messages a model step sends (docs/http-api.md: Conversations and turns, "Bounded history").
  * A step sends the system prompt, the newest messages of the conversation that fit the grade's
  * token budget, and this turn's tool calls and results. Older messages are dropped, never
  * summarised (a summary would be a model call of its own, billed and slow); the first message

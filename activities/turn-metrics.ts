@@ -5,7 +5,7 @@ import type { ModelUsage } from './model/types';
 type Grade = AgentConfig['grade'];
 
 /**
- * What the turn activities tell the worker's metrics (workers/metrics.ts, README: Metrics). Each
+ * What the turn activities tell the worker's metrics (workers/metrics.ts, docs/operations.md: Metrics). Each
  * is called once per turn whatever retries happen: `started` by the first attempt of the first
  * model step, `firstText` when the turn's first text reaches the event log, `ended` when the
  * turn's terminal event is written (the write that happens once, keyed by the turn id).

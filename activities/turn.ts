@@ -54,7 +54,7 @@ export interface ModelStepResult {
   usage: ModelUsage;
 }
 
-/** How much history a step may send and load (README: Conversations and turns, "Bounded history"). */
+/** How much history a step may send and load (docs/http-api.md: Conversations and turns, "Bounded history"). */
 export interface HistoryBudget {
   /** Estimated tokens of system prompt, earlier messages and this turn's steps, by grade. */
   tokens: Record<AgentConfig['grade'], number>;

@@ -20,7 +20,7 @@ interface WebhookDeliveryDeps {
 
 type DeliveryInput = Pick<WebhookRunInput, 'webhookId' | 'agentId' | 'conversationId' | 'turnId' | 'triggerIndex'> & { url: string };
 
-/** The JSON body of a delivery (README: Webhooks). */
+/** The JSON body of a delivery (docs/http-api.md: Webhooks). */
 interface DeliveryBody {
   type: 'turn.finished';
   timestamp: string;

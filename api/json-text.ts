@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors';
 
-/** How deep a JSON request body may nest (README: Limits): deeper is 400 `body_too_deep`. */
+/** How deep a JSON request body may nest (docs/limits.md): deeper is 400 `body_too_deep`. */
 const JSON_MAX_DEPTH = 64;
 
 /**

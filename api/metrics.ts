@@ -6,7 +6,7 @@ import { recordSafely } from '../infra/record-safely';
 import type { ApiContext } from './context';
 
 /**
- * What the API records (README: Metrics). Turns themselves are counted by the worker, which runs
+ * What the API records (docs/operations.md: Metrics). Turns themselves are counted by the worker, which runs
  * them whatever started them (ask, public chat, trigger, webhook, delegation); the API counts
  * what only it sees: requests, open event streams and refusals.
  */

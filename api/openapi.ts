@@ -99,7 +99,7 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
           : {}),
     };
     const codes = [...(def.errors ?? []), 'invalid_request', 'internal_error', ...(def.body ? (['invalid_json', 'body_too_large'] as const) : [])];
-    // Every keyed request counts against the key's rate limits (README: Limits).
+    // Every keyed request counts against the key's rate limits (docs/limits.md).
     if ((def.auth ?? 'apiKey') === 'apiKey') codes.push('missing_api_key', 'invalid_api_key', 'rate_limited');
     const byStatus = new Map<number, string[]>();
     for (const code of codes) {

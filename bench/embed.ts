@@ -6,6 +6,7 @@ import { benchConfig } from './lib/config';
 import { directSend, installStopwatch, MESSAGE, measureLoads, newVisitor, pageSend, STEP_TIMEOUT_MS } from './lib/embed-timing';
 import { apiJson } from './lib/http';
 import { Cleanup, startStack } from './lib/stack';
+import { appendResult } from './lib/results';
 import { ms, percentile } from './lib/stats';
 
 /**
@@ -144,6 +145,20 @@ async function run(cleanup: Cleanup): Promise<void> {
   const overhead50 = percentile(viaPage, 50) - percentile(direct, 50);
   const overhead95 = percentile(viaPage, 95) - percentile(direct, 95);
   out(`overhead of the page: p50 ${signed(overhead50)} ms, p95 ${signed(overhead95)} ms`);
+  const gzip = (name: string) => built.find((f) => path.basename(f.file) === name)?.gzipBytes;
+  appendResult('embed', {
+    loaderGzipBytes: gzip('v1.js'),
+    chatJsGzipBytes: gzip('chat.js'),
+    chatCssGzipBytes: gzip('chat.css'),
+    bubbleFirstP50Ms: percentile(loads.first.map((t) => t.bubble), 50),
+    bubbleFirstP95Ms: percentile(loads.first.map((t) => t.bubble), 95),
+    bubbleRepeatP50Ms: percentile(loads.repeat.map((t) => t.bubble), 50),
+    bubbleRepeatP95Ms: percentile(loads.repeat.map((t) => t.bubble), 95),
+    pageSendP50Ms: percentile(viaPage, 50),
+    pageSendP95Ms: percentile(viaPage, 95),
+    directSendP50Ms: percentile(direct, 50),
+    directSendP95Ms: percentile(direct, 95),
+  });
   out('(the page also renders markdown once per animation frame, so its first character waits for the next frame: up to ~16 ms at 60 Hz)');
 }
 

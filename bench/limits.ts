@@ -8,6 +8,7 @@ import type { FloodCounts, FloodSpec } from './lib/flood';
 import { CALM_HEADER } from './lib/api-trace';
 import { describeWindow, readApiTrace } from './lib/calm-trace';
 import { machineTicks, rssKb } from './lib/proc';
+import { appendResult } from './lib/results';
 import { ms, summarise } from './lib/stats';
 
 /**
@@ -273,6 +274,7 @@ async function main(): Promise<void> {
     const share = (part: number) => ((100 * part) / Math.max(1, ticks)).toFixed(1);
     out(`- the machine during the flood: ${share(machineAtEnd.busy - machineAtStart.busy)} % of its CPU busy, ${share(machineAtEnd.steal - machineAtStart.steal)} % stolen by the hypervisor`);
     out(`- API RSS: peak during the flood ${Math.round(rssPeakDuring / 1024)} MiB, after ${Math.round(rssAfter / 1024)} MiB, high-water mark ${Math.round(rssHighWater / 1024)} MiB`);
+    appendResult('limits', { clients: CLIENTS, seconds: SECONDS, requests: counts.requests, answered429Pct: (100 * status('429')) / counts.requests, answered5xx: fivexx, quietP50Ms: q.p50, quietP99Ms: q.p99, floodP50Ms: d.p50, floodP99Ms: d.p99, ratioOfP99s: ratio, cpuBusyPct: Number(share(machineAtEnd.busy - machineAtStart.busy)), cpuStolenPct: Number(share(machineAtEnd.steal - machineAtStart.steal)), apiRssPeakMiB: rssPeakDuring / 1024 });
     if (TRACE) {
       // Epoch times on both sides (each process's clock origin differs by under a millisecond).
       const trace = readApiTrace(TRACE_FILE);

@@ -5,6 +5,7 @@ import { locateTemporalCli } from '../infra/temporal-cli';
 import { freePort } from '../infra/temporal-dev-server';
 import { Service } from '../sdk/src';
 import { type FaultStack, kill, type Proc, spawnProcess, startFaultStack } from '../test/support/fault-stack';
+import { appendResult } from './lib/results';
 import { ms, summarise } from './lib/stats';
 
 /**
@@ -118,6 +119,13 @@ async function main(): Promise<void> {
     const worker = summarise(starts.worker);
     const { entry, reason } = compiledEntry();
     out(`start-up (spawn → ready, ${STARTS} runs, ${entry ? 'compiled build/' : 'sources through tsx'}: ${reason}): API p50 ${ms(api.p50)} ms (max ${ms(api.max)}), worker p50 ${ms(worker.p50)} ms (max ${ms(worker.max)})`);
+    const key = ['worker', 'api', 'temporal', 'postgres'];
+    appendResult('recovery', {
+      ...Object.fromEntries(results.flatMap((r, i) => [[`${key[i]}DownMs`, r.down], [`${key[i]}BackToDoneMs`, r.fromBack], [`${key[i]}AllDoneOnce`, r.ok]])),
+      apiStartP50Ms: api.p50,
+      workerStartP50Ms: worker.p50,
+      fromBuild: Boolean(entry),
+    });
   } finally {
     await stack.close();
   }

@@ -8,6 +8,7 @@ import { locateTemporalCli } from '../infra/temporal-cli';
 import { kill, startFaultStack, type FaultStack } from '../test/support/fault-stack';
 import { createAgent, createConversation } from './lib/http';
 import { clockTicksPerSecond, readStat, rssKb } from './lib/proc';
+import { appendResult } from './lib/results';
 import { ms, summarise } from './lib/stats';
 import type { StreamClientsSpec, ToChild, ToParent } from './lib/stream-clients';
 
@@ -187,6 +188,18 @@ async function main(): Promise<void> {
     out(`| included above: the IPC hop back to the bench, p50 / p99 | ${ms(p.p50)} / ${ms(p.p99)} ms | — | |`);
     out(`| client process event-loop delay during the appends, p99 / max | ${ms(clientStats.loopDelayP99Ms)} / ${ms(clientStats.loopDelayMaxMs)} ms | — | |`);
     out(`| open descriptors: API / clients | ${apiFds} / ${clientFds} | — | |`);
+    appendResult('streams', {
+      streams: clientStats.open,
+      openSeconds,
+      apiRssBeforeMb: rssBeforeMb,
+      apiRssOpenMb: rssMb,
+      idleCpuPct,
+      idleTransactionsPerSecond: queriesPerSecond,
+      appendToEventP50Ms: l.p50,
+      appendToEventP99Ms: l.p99,
+      replyToEventP50Ms: r.p50,
+      replyToEventP99Ms: r.p99,
+    });
   } finally {
     clients?.child.kill();
     await stack.close();

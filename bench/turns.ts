@@ -7,6 +7,7 @@ import { createAgent } from './lib/http';
 import { latencyPhase, loadPhase, Tally } from './lib/phases';
 import { rssKb } from './lib/proc';
 import { markdownTable, type Results } from './lib/report';
+import { appendResult } from './lib/results';
 import { Cleanup, startStack } from './lib/stack';
 import { formatSummary, ms, summarise } from './lib/stats';
 
@@ -139,6 +140,26 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   out('## Result');
   out();
   out(markdownTable(results));
+  appendResult('turns', {
+    apis: cfg.apis,
+    workers: cfg.workers,
+    concurrency: cfg.concurrency,
+    seconds: cfg.seconds,
+    firstTextP50Ms: service.p50,
+    firstTextP99Ms: service.p99,
+    directP50Ms: direct.p50,
+    directP99Ms: direct.p99,
+    turnsPerSecond,
+    bareWorkflowsPerSecond: bareRate,
+    apiCpuMsPerTurn: results.apiCpuMsPerTurn,
+    workerCpuMsPerTurn: results.workerCpuMsPerTurn,
+    temporalCpuMsPerTurn: results.temporalCpuMsPerTurn,
+    postgresCpuMsPerTurn: results.postgresCpuMsPerTurn,
+    workerPeakRssMb: rss.worker,
+    bareWorkerPeakRssMb: bare.workerPeakRssMb,
+    errors: load.errors,
+    lostOrReordered: tally.lostOrReordered,
+  });
 }
 
 async function main(): Promise<void> {

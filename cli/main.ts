@@ -10,7 +10,7 @@ import type * as Start from './commands/start';
 import type * as TemporalCli from './commands/temporal-cli';
 
 // Each command's module is loaded when that command runs, not at start: `api` then loads no
-// worker, activity or embedded-database code, and `worker` no HTTP server (README: Start-up).
+// worker, activity or embedded-database code, and `worker` no HTTP server (docs/operations.md: Start-up).
 let adminModule: typeof Admin | undefined;
 const admin = () => (adminModule ??= require('./commands/admin') as typeof Admin);
 const migrate = () => require('./commands/migrate') as typeof Migrate;
@@ -75,7 +75,7 @@ const program = new Command('hosted-agents')
   .version(version, '-v, --version', 'print the version and exit')
   .helpOption('-h, --help', 'show help for a command')
   .showHelpAfterError()
-  // Usage errors (unknown command or option, missing argument) exit 2, as the README says;
+  // Usage errors (unknown command or option, missing argument) exit 2, as docs/operations.md (Admin CLI) says;
   // --help and --version exit 0.
   .exitOverride((err) => process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2));
 

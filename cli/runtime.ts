@@ -20,7 +20,7 @@ import type * as OtelSpansModule from '../infra/tracing/otel-spans';
 import type { Tracing } from '../infra/tracing/switch';
 import type * as TracingTemporalModule from '../infra/tracing/temporal';
 
-// Each side's code is loaded by the function that runs it (README: Start-up): an `api` process
+// Each side's code is loaded by the function that runs it (docs/operations.md: Start-up): an `api` process
 // loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
 const apiSide = () => ({
   ...(require('../api/server') as typeof ApiServerModule),
@@ -100,7 +100,7 @@ export async function runApi(opts: {
       logger: opts.logger,
       hub: listening.hub,
       keyCache: listening.keyCache,
-      // The process's own registry, made here and passed down (README: Metrics).
+      // The process's own registry, made here and passed down (docs/operations.md: Metrics).
       metrics: createApiMetrics(new Registry()),
       ...(traced ? { requestSpan: traced.requestSpan } : {}),
     });

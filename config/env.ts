@@ -13,7 +13,7 @@ export { ConfigError } from './config-error';
 /**
  * Every environment variable the service reads, in one zod schema.
  * A bad value stops start-up with one line naming the variable (see `loadConfig`).
- * The README's "Environment variables" table mirrors this file.
+ * The "Environment variables" table of docs/operations.md mirrors this file.
  */
 
 const port = z.coerce
@@ -76,7 +76,7 @@ export const envSchema = z.object({
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })
     .default('info'),
-  /** Tracing (README: Tracing): on when set; the OTLP exporter reads this and the other OTEL_EXPORTER_OTLP_* variables itself. */
+  /** Tracing (docs/operations.md: Tracing): on when set; the OTLP exporter reads this and the other OTEL_EXPORTER_OTLP_* variables itself. */
   OTEL_EXPORTER_OTLP_ENDPOINT: providerUrl('http://localhost:4318'),
   /** `key=value,key=value` sent with every export (e.g. a vendor's API key); parsed by the exporter. */
   OTEL_EXPORTER_OTLP_HEADERS: optionalText,
@@ -101,7 +101,7 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(500, 'at most 500').default(20),
   /**
    * Pooled connections each API and worker process opens at start and keeps open (at most
-   * DATABASE_POOL_MAX); unset: DATABASE_POOL_MAX, a pool of fixed size (README: Environment variables).
+   * DATABASE_POOL_MAX); unset: DATABASE_POOL_MAX, a pool of fixed size (docs/operations.md: Environment variables).
    */
   DATABASE_POOL_MIN: z.coerce.number({ error: 'a number' }).int('a whole number').min(0, 'at least 0').max(500, 'at most 500').optional(),
   EMBEDDED_PG_PORT: port.default(54329),
@@ -146,11 +146,11 @@ export const envSchema = z.object({
   TURN_RESERVE_CREDITS: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
-  /** Bounded history (README: Conversations and turns): estimated tokens a model step sends, by grade, and bytes of this turn's images. */
+  /** Bounded history (docs/http-api.md: Conversations and turns): estimated tokens a model step sends, by grade, and bytes of this turn's images. */
   HISTORY_TOKENS_STANDARD: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(32_000),
   HISTORY_TOKENS_PREMIUM: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(100_000),
   HISTORY_IMAGE_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(0, 'at least 0').default(8 * 1024 * 1024),
-  /** Retention (README: Production layout): days the event log of finished turns and probe rows are kept, and how often workers prune. */
+  /** Retention (docs/operations.md: Production layout): days the event log of finished turns and probe rows are kept, and how often workers prune. */
   EVENT_LOG_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(30),
   PROBE_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(7),
   RETENTION_PRUNE_INTERVAL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number of seconds').min(10, 'at least 10').default(3600),
@@ -218,7 +218,7 @@ export const envSchema = z.object({
   OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(0, 'at least 0').max(86_400, 'at most 86400').default(60),
   /** How long a consent URL (its `state`) may be used. */
   OAUTH_STATE_TTL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(30, 'at least 30').max(86_400, 'at most 86400').default(600),
-  /** Webhook triggers (README: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
+  /** Webhook triggers (docs/http-api.md: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
   WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(1, 'at least 1').default(262_144),
   WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),
   WEBHOOK_DELIVERY_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(8),
@@ -248,7 +248,7 @@ export const envSchema = z.object({
   /** The diagnostics probe: runs per workspace per minute (only workspaces an operator allowed); its rows are kept PROBE_RETENTION_DAYS. */
   DIAGNOSTICS_PER_MINUTE: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(6),
   /**
-   * Custom domains (README: Custom domains): the ACME directory certificates come from (`off`
+   * Custom domains (docs/publishing.md: Custom domains): the ACME directory certificates come from (`off`
    * disables custom domains), the account's contact, a CA file the ACME client trusts besides the
    * system's (a test CA such as Pebble's), the HTTPS listener's port (unset: no HTTPS listener and
    * no custom domains), the DNS servers CNAMEs are checked with, and how long a CNAME is waited for.

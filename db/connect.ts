@@ -28,11 +28,9 @@ export function createDb({ url, poolMax = 20, poolMin = 0 }: DbOptions): Db {
 
 /**
  * Opens `connections` pooled connections now, each in a transaction that waits for the others so
- * that no two share one, and gives them back to the pool (README: Environment variables,
- * DATABASE_POOL_MIN). A pool that opens its connections on demand opens them during a burst:
- * bench:limits measured a flood's first requests queued behind nine new connections (each a
- * PostgreSQL backend started and a SCRAM exchange on both sides), and a well-behaved caller's
- * answer took 50–80 ms instead of 5. Best effort and bounded by `timeoutMs`: answers how many were
+ * that no two share one, and gives them back to the pool (docs/operations.md, DATABASE_POOL_MIN).
+ * A pool that opens its connections on demand opens them during a burst, and the burst's first
+ * requests wait for new backends and SCRAM exchanges (tens of ms instead of a few). Best effort and bounded by `timeoutMs`: answers how many were
  * open at once, and a database that is away only means fewer (the pool opens the rest on demand).
  */
 export async function warmPool(db: Db, connections: number, timeoutMs = 5000): Promise<number> {

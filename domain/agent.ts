@@ -5,7 +5,7 @@ import { builtInToolNames } from './tool-catalogue';
 import { triggerSchema } from './trigger';
 
 /**
- * The Agent resource as the API answers it (README: Agents and versions), `role` included. One
+ * The Agent resource as the API answers it (docs/http-api.md: Agents and versions), `role` included. One
  * zod schema per part, used by the API (validation), the activities, and the OpenAPI document.
  */
 

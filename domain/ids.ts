@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Every id carries a prefix that says what it names (README: Formats we chose). */
+/** Every id carries a prefix that says what it names (docs/http-api.md: Formats we chose). */
 const idPrefixes = {
   workspace: 'ws',
   apiKey: 'key',

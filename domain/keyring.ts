@@ -48,5 +48,5 @@ export function decodeKeyring<K>(value: string, decode: (text: string) => K | un
   return { keys };
 }
 
-/** The format every ring variable accepts, for messages and the README. */
+/** The format every ring variable accepts, for messages and docs/operations.md. */
 export const KEYRING_FORMAT = 'one key, or a comma-separated ring `label:key,label:key` whose first key is current';

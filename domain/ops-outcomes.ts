@@ -1,6 +1,6 @@
 /**
  * How a deployment or domain workflow run ended, as the worker's metrics count it
- * (`hosted_agents_ops_workflow_outcomes_total{workflow,outcome}`, README: Metrics). Fixed sets:
+ * (`hosted_agents_ops_workflow_outcomes_total{workflow,outcome}`, docs/operations.md: Metrics). Fixed sets:
  * they are metric labels.
  */
 export interface OpsOutcomes {

@@ -1,4 +1,4 @@
-/** A write that does not fit the workspace's storage quota (WORKSPACE_STORAGE_BYTES; README: Limits). */
+/** A write that does not fit the workspace's storage quota (WORKSPACE_STORAGE_BYTES; docs/limits.md). */
 export interface OverQuota {
   /** Bytes the workspace stores now, the file being replaced (if any) left out. */
   usedBytes: number;

@@ -19,7 +19,7 @@ const turnErrorCodeSchema = z.enum(['credits_exhausted', 'credit_cap_reached']);
 export type TurnErrorCode = z.infer<typeof turnErrorCodeSchema>;
 
 /**
- * The TurnEvent types a turn streams (README: SSE wire format). `text.reset` (our addition,
+ * The TurnEvent types a turn streams (docs/http-api.md: SSE wire format). `text.reset` (our addition,
  * never set on the first attempt of a model call) tells a consumer to drop the text received
  * since the last `tool` event or the turn's start: a retried model call produced a different
  * reply than it had streamed.

@@ -4,7 +4,7 @@
  */
 import type { TurnLimits } from './turn-run';
 
-/** How a run's result is delivered to the trigger's `url` (README: Webhooks). */
+/** How a run's result is delivered to the trigger's `url` (docs/http-api.md: Webhooks). */
 export interface WebhookDeliveryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;

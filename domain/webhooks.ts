@@ -5,7 +5,7 @@ import type { SecretBox } from './secret-box';
 import type { Trigger } from './trigger';
 
 /**
- * Webhook triggers (README: Webhooks): the inbound URL's token, the outbound signing secret, the
+ * Webhook triggers (docs/http-api.md: Webhooks): the inbound URL's token, the outbound signing secret, the
  * identity of a webhook across publishes, and the prompt a payload becomes.
  */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Workspace as the API names it (README: HTTP API). `credits` may be fractional (debits are usage × rate). */
+/** Workspace as the API names it (docs/http-api.md). `credits` may be fractional (debits are usage × rate). */
 export const workspaceSchema = z.object({
   id: z.string().startsWith('ws_'),
   name: z.string(),

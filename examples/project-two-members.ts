@@ -6,7 +6,7 @@
  *   SERVICE_API_KEY=sk_… npx tsx examples/project-two-members.ts
  *
  * A real model decides the delegations from the goal; the offline model follows the `/tool
- * delegate` lines in the message (README: Models), so this runs without a network.
+ * delegate` lines in the message (docs/tools.md: Models), so this runs without a network.
  */
 import { Service, ServiceError } from '@hosted-agents/sdk';
 

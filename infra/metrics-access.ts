@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { cameThroughProxy } from './proxied-sockets';
 
 /**
- * Who may read `/metrics` (API and worker alike, README: Metrics): a caller on loopback, or any
+ * Who may read `/metrics` (API and worker alike, docs/operations.md: Metrics): a caller on loopback, or any
  * caller that sends `Authorization: Bearer <METRICS_TOKEN>` when that is set.
  *
  * Loopback is judged by the socket, never by `X-Forwarded-For` — and a request that carries a

@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 
 /**
- * Finds the Temporal CLI (which carries the dev server), in the order README: The Temporal CLI gives:
+ * Finds the Temporal CLI (which carries the dev server), in the order docs/operations.md: The Temporal CLI gives:
  * TEMPORAL_CLI_PATH, `temporal` on PATH, our cache, the official download, and last — where Go is
  * installed and nothing could be downloaded — `go install …@v1.5.1` into the cache.
  * v1.5.1 is pinned because later tags carry a `replace` directive that `go install` refuses.

@@ -69,7 +69,7 @@ export async function connectTemporalClient(t: TemporalTarget, interceptors?: Cl
 export async function connectTemporalWorker(t: TemporalTarget): Promise<NativeConnection> {
   const tls = await tlsOptions(t);
   // Loaded here, not at the top: @temporalio/worker (with its bundler) costs the API ~0.2 s of
-  // start-up, and only worker processes need it (README: Start-up).
+  // start-up, and only worker processes need it (docs/operations.md: Start-up).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { NativeConnection: Native } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   return Native.connect({

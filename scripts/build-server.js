@@ -9,7 +9,7 @@
  *   build/workflow-bundle.js the workflow bundle (bundleWorkflowCode), loaded by the worker as
  *                            `workflowBundle: { codePath }` instead of bundling at every start
  *   build/workflow-bundle-traced.js  the same with OpenTelemetry's workflow interceptors, loaded
- *                            instead when tracing is on (README: Tracing)
+ *                            instead when tracing is on (docs/operations.md: Tracing)
  *   build/build-info.json    written last: the state of the sources the build read (bin/build-state.js
  *                            compares it with the sources before running build/) and the
  *                            @temporalio/worker version that made the bundle

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes .env.example from the README's "Environment variables" table (the one place each
-// variable is described), so the two cannot drift: `npm run env:example`. A unit test
+// Writes .env.example from the "Environment variables" table of docs/operations.md (the one place
+// each variable is described), so the two cannot drift: `npm run env:example`. A unit test
 // (test/unit/env-example.test.ts) fails when the file is stale or a variable of config/env.ts
 // is missing from the table.
 'use strict';
@@ -8,11 +8,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
+/** The page whose "Environment variables" section documents every variable. */
+const docFile = path.join(root, 'docs', 'operations.md');
 
-/** The table rows of the README's "Environment variables" section: names, default, meaning. */
-function envTable(readme) {
-  const section = readme.split('\n## Environment variables\n')[1]?.split('\n## ')[0];
-  if (!section) throw new Error('README.md has no "## Environment variables" section');
+/** The table rows of the page's "Environment variables" section: names, default, meaning. */
+function envTable(doc) {
+  const section = doc.split('\n## Environment variables\n')[1]?.split('\n## ')[0];
+  if (!section) throw new Error(`${path.relative(root, docFile)} has no "## Environment variables" section`);
   const rows = [];
   for (const line of section.split('\n')) {
     const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
@@ -33,24 +35,24 @@ function literal(defaultText) {
   return m[1];
 }
 
-function render(readme) {
+function render(doc) {
   const out = [
     '# Every environment variable Hosted Agents reads, with its default (generated from the',
-    "# README's \"Environment variables\" table by `npm run env:example`; do not edit by hand).",
+    '# "Environment variables" table of docs/operations.md by `npm run env:example`; do not edit by hand).',
     '# Everything is optional for `npm start`; `hosted-agents api|worker|migrate` need DATABASE_URL,',
     '# TEMPORAL_ADDRESS and SECRETS_KEY. Uncomment what you change.',
   ];
-  for (const row of envTable(readme)) {
+  for (const row of envTable(doc)) {
     out.push('', `# ${plain(row.meaning)}${literal(row.defaultText) === '' && row.defaultText !== '—' ? ` (default: ${plain(row.defaultText)})` : ''}`);
     for (const name of row.names) out.push(`# ${name}=${literal(row.defaultText)}`);
   }
   return `${out.join('\n')}\n`;
 }
 
-module.exports = { envTable, render };
+module.exports = { docFile, envTable, render };
 
 if (require.main === module) {
   const file = path.join(root, '.env.example');
-  fs.writeFileSync(file, render(fs.readFileSync(path.join(root, 'README.md'), 'utf8')));
+  fs.writeFileSync(file, render(fs.readFileSync(docFile, 'utf8')));
   process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`);
 }

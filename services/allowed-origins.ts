@@ -3,7 +3,7 @@ import type { AllowedOrigins } from '../domain/allowed-origins';
 import { AppError } from '../domain/errors';
 
 /**
- * An agent's allowed origins (README: Publishing, "Allowed origins"), read and replaced by its
+ * An agent's allowed origins (docs/publishing.md, "Allowed origins"), read and replaced by its
  * workspace. Kept apart from the versioned Agent record, like the credit cap: no deploy needed.
  */
 export class AllowedOriginsService {

@@ -23,7 +23,7 @@ interface CustomDomainsDeps {
 const notFound = () => new AppError('domain_not_found', 'no such custom domain in this workspace');
 
 /**
- * Custom domains of deployed agents (README: Custom domains): a claim starts its workflow on
+ * Custom domains of deployed agents (docs/publishing.md: Custom domains): a claim starts its workflow on
  * `ops` (DNS proof, certificate, renewals); removal deletes the row — every replica stops
  * serving it within seconds — and ends the workflow.
  */

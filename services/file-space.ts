@@ -6,7 +6,7 @@ import { detectMimeType } from '../domain/mime';
 import { type OverQuota, overQuotaMessage } from '../domain/storage-quota';
 import { DEFAULT_URL_TTL_SECONDS, type FileGrant, signFileGrant, type UrlSigningKeys } from '../domain/signed-url';
 
-/** 413 `storage_quota_exceeded` (README: Limits). */
+/** 413 `storage_quota_exceeded` (docs/limits.md). */
 export function storageQuotaError(over: OverQuota): AppError {
   return new AppError('storage_quota_exceeded', overQuotaMessage(over));
 }

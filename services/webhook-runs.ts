@@ -49,7 +49,7 @@ const RUNNING_TURNS_RETRY_AFTER_SECONDS = 5;
 const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505';
 
 /**
- * Inbound webhook requests (README: Webhooks): one accepted request starts exactly one run — a
+ * Inbound webhook requests (docs/http-api.md: Webhooks): one accepted request starts exactly one run — a
  * conversation asked the trigger's message and the payload, its turn and an optional outbound
  * delivery in `webhookRunWorkflow` — and answers at once with the turn's id.
  */

@@ -11,7 +11,7 @@ import { mintSigningSecret, mintWebhookToken, openWebhookToken, planWebhooks, ty
 const notFound = () => new AppError('webhook_not_found', 'no such webhook');
 
 /**
- * The webhooks of agents' `webhook` triggers (README: Webhooks): kept in step with the latest
+ * The webhooks of agents' `webhook` triggers (docs/http-api.md: Webhooks): kept in step with the latest
  * version by every publish (in its transaction), shown on the agent record, their URL and
  * signing secret rotated on request.
  */
@@ -43,7 +43,7 @@ export class WebhooksService {
   }
 
   /**
-   * The agent's webhooks (README: Webhooks), one per `webhook` trigger of its latest version. They
+   * The agent's webhooks (docs/http-api.md: Webhooks), one per `webhook` trigger of its latest version. They
    * belong to the agent, not to a version, so they are their own list rather than a field of the
    * versioned Agent record.
    */

@@ -45,8 +45,8 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     tools: toolRunnerFromConfig(config, db, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
     // Text is written (and each write announced to every stream of the turn) at most every 50 ms,
-    // 20 updates a second; the first text after a pause goes at once. At 20 ms each turn cost
-    // twice the writes and stream reads for no difference a reader sees (bench:turns).
+    // 20 updates a second; the first text after a pause goes at once. Shorter intervals multiply
+    // a turn's writes and stream reads for no difference a reader sees.
     textFlushMs: 50,
     metrics,
     spans,

@@ -23,7 +23,7 @@ interface HealthDeps {
  * The worker's own HTTP port, for an orchestrator and a scraper (the worker serves no other HTTP):
  * `GET /healthz` — the process answers (liveness); `GET /readyz` — it polls, and PostgreSQL and
  * Temporal answer (readiness; 503 with the failing check), the same body as the API's `/readyz`
- * plus `polling`; `GET /metrics` — the worker's metrics (README: Metrics).
+ * plus `polling`; `GET /metrics` — the worker's metrics (docs/operations.md: Metrics).
  */
 export async function startWorkerHealthServer(deps: HealthDeps): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {

@@ -5,7 +5,7 @@ import { recordSafely } from '../infra/record-safely';
 import type { OutcomeSinks } from '../workflows/outcome-sink';
 
 /**
- * What the worker records (README: Metrics): turns — counted here because the worker runs every
+ * What the worker records (docs/operations.md: Metrics): turns — counted here because the worker runs every
  * turn, whatever admitted it — and the outcomes of deployment and domain runs. Served at the
  * worker's `/metrics` (workers/health-server.ts).
  */

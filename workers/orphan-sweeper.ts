@@ -8,7 +8,7 @@ const TICK_MS = 500;
 /**
  * A worker whose stamp is older than this is taken for dead. Four missed stamps: long enough that
  * a busy event loop or a slow query does not look like death, short enough that a killed
- * worker's turns resume in about 3 s (bench:recovery) instead of after their heartbeat timeout.
+ * worker's turns resume within seconds instead of after their heartbeat timeout.
  */
 const LIVENESS_LAPSE_MS = 2000;
 

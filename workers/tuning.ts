@@ -1,11 +1,11 @@
 import type { WorkerOptions } from '@temporalio/worker';
 
 /**
- * The options every Worker of a `hosted-agents worker` process runs with — and the bare baseline
- * worker of bench:turns (bench/bare/worker.ts), so that the engine it measures is configured like
- * ours. Where we keep a Temporal 1.24 default it is said here, so that a change is deliberate.
+ * The options every Worker of a `hosted-agents worker` process runs with — and the engine baseline
+ * (bench/bare/worker.ts), so that it is configured like ours. Where we keep a Temporal 1.24 default
+ * it is said here, so that a change is deliberate.
  *
- * Kept at Temporal's defaults, measured under bench:turns (README: Worker memory):
+ * Kept at Temporal's defaults (bench/README.md, "Worker memory"):
  * - `reuseV8Context` (true): all workflows of a Worker share one V8 context in one thread; without
  *   it each cached workflow has a context of its own, several times the memory and CPU per task.
  * - `maxConcurrentWorkflowTaskExecutions` (40), `maxConcurrentActivityTaskExecutions` (100),
@@ -21,8 +21,8 @@ export interface WorkerTuning {
 export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // Temporal's default is derived from the heap limit — 2310 per Worker on a 4 GB heap, ~10 on a
   // small one — so it changes with the machine and with `--max-old-space-size`. A fixed number is
-  // predictable: it covers the turns a worker runs at once (~50 in bench:turns; a few hundred when
-  // turns wait on slow models), and it bounds what long-waiting workflows (a domain's renewal, a
+  // predictable: it covers the turns a worker runs at once (tens; a few hundred when turns wait
+  // on slow models), and it bounds what long-waiting workflows (a domain's renewal, a
   // test deployment's expiry) hold. A workflow evicted from the cache is replayed from its
   // history on its next task: CPU, not a failure.
   maxCachedWorkflows: 1000,
@@ -32,7 +32,7 @@ export function workerOptions(tuning: WorkerTuning) {
   return {
     // A workflow's next task goes first to the sticky queue of the worker that ran it last. When
     // that worker was killed, the task waits there this long before any worker may take it:
-    // Temporal's 10 s default is most of a turn's recovery after a SIGKILL (bench:recovery).
+    // Temporal's 10 s default would be most of a turn's recovery after a SIGKILL.
     stickyQueueScheduleToStartTimeout: '2 seconds',
     maxCachedWorkflows: tuning.maxCachedWorkflows,
   } satisfies Partial<WorkerOptions>;

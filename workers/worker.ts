@@ -113,7 +113,7 @@ const quietBundlerLogger = {
   error: (message: string) => console.error(message),
 };
 
-/** Polls the `turns` and `ops` task queues; workers scale out on them (README: Production layout). */
+/** Polls the `turns` and `ops` task queues; workers scale out on them (docs/operations.md: Production layout). */
 export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
   const traced = opts.tracing !== undefined;
   const workflowBundle: WorkflowBundleOption = opts.workflowBundle ?? prebuiltWorkflowBundle(traced) ?? (await bundleWorkflows(undefined, traced));

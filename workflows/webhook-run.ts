@@ -4,7 +4,7 @@ import { WebhookDeliveryFailure, type WebhookDeliveryOutcome, type WebhookRunInp
 import { runChildTurn } from './child-turn';
 
 /**
- * One accepted inbound webhook request (README: Webhooks). The API has already written the
+ * One accepted inbound webhook request (docs/http-api.md: Webhooks). The API has already written the
  * conversation, the message and the running turn; this runs the ordinary turn as a child workflow
  * (id `turn-<turnId>`: it streams, debits and resumes like any turn), then, when the trigger has a
  * `url`, delivers the result as an activity retried with backoff. An undeliverable result is

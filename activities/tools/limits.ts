@@ -1,6 +1,6 @@
 /**
  * The caps every outbound tool call (web.fetch, HTTP tools) works within. One place, so the
- * README and the tests quote the same numbers.
+ * docs and the tests quote the same numbers.
  *
  * - A response body is read up to `responseBytes` (1 MiB); the rest is never downloaded (the
  *   body stream is cancelled).

@@ -19,7 +19,7 @@ export interface TurnStreamOptions {
  * live until the terminal event, which ends the stream. It reads only when the hub wakes it (a
  * notification for its turn, or the hub finding it behind), never on a timer of its own, so an
  * idle stream costs no query; a notification that carries the very next events is written with
- * no read at all. Wire format (README: SSE wire format):
+ * no read at all. Wire format (docs/http-api.md: SSE wire format):
  * `id: <seq>`, `event: <type>`, `data: <TurnEvent JSON>`, blank line; `: keepalive` every 15 s.
  */
 function startEventStream(ctx: ApiContext): void {
@@ -48,8 +48,8 @@ export function streamTurn(
 ): void {
   startEventStream(ctx);
   ctx.req.socket.setNoDelay(true);
-  // Written straight to the response rather than through a stream body Koa pipes: no PassThrough
-  // and pipe per open stream (bench:streams). Every middleware sets its headers before `next()`,
+  // Written straight to the response rather than through a stream body Koa pipes: a PassThrough
+  // and a pipe per open stream cost ~10 KB each. Every middleware sets its headers before `next()`,
   // so nothing touches the response after this; the first write sends the headers.
   ctx.respond = false;
   const out = ctx.res;

@@ -70,7 +70,7 @@ export async function workspaceCredits(config: Config, say: Say, print: Say, id:
   print(opts.json ? JSON.stringify(ws) : `${ws.id} now has ${ws.credits} credits`);
 }
 
-/** The operator flag of the diagnostics probe (README: Limits): exactly one of `--allow` and `--deny`. */
+/** The operator flag of the diagnostics probe (docs/limits.md): exactly one of `--allow` and `--deny`. */
 export async function workspaceDiagnostics(config: Config, say: Say, print: Say, id: string, opts: { allow?: boolean; deny?: boolean; json?: boolean }) {
   const wsId = parseArg(workspaceId, id, 'ID');
   if (opts.allow === opts.deny) throw new CliError('give one of --allow and --deny', 2);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Lets a live worker fail, at once, the activity attempts of a worker that died (SIGKILL, OOM,
- * lost host) instead of leaving them to their heartbeat timeout (README: Production layout).
+ * lost host) instead of leaving them to their heartbeat timeout (docs/operations.md: Production layout).
  * - `worker_liveness`: each worker process stamps its row twice a second.
  * - `activity_attempts`: the running attempts of long activities (model calls, tool calls), with
  *   the Temporal task token that completes them and the worker that runs them.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Honest billing of turns (README: Conversations and turns, "Credits").
+ * Honest billing of turns (docs/http-api.md: Conversations and turns, "Credits").
  * - `turns.reserved`: the credits a running turn holds back from its workspace's balance, so
  *   parallel turns cannot start on money already promised to others; released when it ends.
  * - `turns.agent_id`: the agent whose turn it is (null for a project manager's), so an agent's

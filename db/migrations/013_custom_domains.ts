@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Custom domains with managed certificates (README: Custom domains).
+ * Custom domains with managed certificates (docs/publishing.md: Custom domains).
  * - `custom_domains`: one row per host name (the primary key: a name is attached to one agent at
  *   most), its status, and once issued its certificate chain (public) and private key (sealed
  *   under SECRETS_KEY, bound to the row) with its validity and serial.

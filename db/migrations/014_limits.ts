@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Limits and quotas (README: Limits).
+ * Limits and quotas (docs/limits.md).
  * - `workspaces.diagnostics_allowed`: the operator flag that lets a workspace run the diagnostics probe.
  * - `leases`: concurrent things per API key (open event streams, uploads in flight), counted in
  *   PostgreSQL so every API replica sees the same count: a holder has `slot`s 0…limit−1 and a lease

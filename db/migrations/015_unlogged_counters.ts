@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * The limits' counters are not written to PostgreSQL's write-ahead log (README: Limits).
+ * The limits' counters are not written to PostgreSQL's write-ahead log (docs/limits.md).
  * `rate_limits` (request counts per window) and `leases` (streams and uploads open per key) are
- * written on every request a limit counts, and each such write committed alone waited for a WAL
- * flush: two per API-key request, more under a flood, and the well-behaved client's own counts
- * queued behind the flood's flushes (bench:limits). Both hold only what expires within seconds to
+ * written on every request a limit counts; logged, each such commit waits for a WAL flush, and
+ * other callers' counts queue behind a flood's. Both hold only what expires within seconds to
  * a minute, so they are UNLOGGED: a commit that writes only them does not wait for the disk.
  * What that costs: after a PostgreSQL crash (not a clean restart) or a failover to a standby they
  * are empty, so every key starts a fresh window and open leases are forgotten (their holders'

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Billing a model step for what it consumed, however it ends (README: Conversations and turns,
+ * Billing a model step for what it consumed, however it ends (docs/http-api.md: Conversations and turns,
  * "Credits"). One row per attempt of a model step, written by the attempt itself: the input tokens
  * it counted before calling the model, then the output tokens of what it has streamed so far, then
  * — when the provider's usage arrives — that usage (`final`). A turn's settlement sums its rows,

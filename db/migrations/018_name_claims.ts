@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Names that cannot be taken (README: Slugs and URLs, Custom domains).
+ * Names that cannot be taken (docs/publishing.md: Slugs and URLs, Custom domains).
  * - `slug_claims`: every production host label ever given, with the workspace it was given to.
  *   A row outlives its agent (and its workspace: no foreign key), so a released slug is a
  *   tombstone only that workspace may reuse; a CNAME at an old host never lands on a stranger.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Allowed origins (README: Publishing): per agent, the sites where its embed may run and whose
+ * Allowed origins (docs/publishing.md): per agent, the sites where its embed may run and whose
  * pages may call its public chat. One row per agent that has a list; no row is the default, any
  * origin. An agent setting beside the versions (like `agent_credit_caps`): a change applies at once.
  */

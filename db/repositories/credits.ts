@@ -19,7 +19,7 @@ const CONSUMED_SQL = `(select coalesce(sum(${STEP_CREDITS_SQL}), 0) from turn_st
 const HOLD_SQL = `greatest(t.reserved, ${CONSUMED_SQL})`;
 
 /**
- * Reservations and per-agent caps (README: Conversations and turns, "Credits"). A running turn
+ * Reservations and per-agent caps (docs/http-api.md: Conversations and turns, "Credits"). A running turn
  * holds `turns.reserved` back from its workspace's balance; the hold ends with the turn (its
  * status leaves `running`), so nothing has to release it and a crash cannot leak it.
  */

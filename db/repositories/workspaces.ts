@@ -63,7 +63,7 @@ export class WorkspacesRepository {
     return (result as { rows: unknown[] }).rows.length > 0;
   }
 
-  /** The operator flag that lets a workspace run the diagnostics probe (README: Limits); undefined when no such workspace. */
+  /** The operator flag that lets a workspace run the diagnostics probe (docs/limits.md); undefined when no such workspace. */
   async setDiagnosticsAllowed({ id, allowed }: { id: string; allowed: boolean }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
     const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces').where({ id }).update({ diagnostics_allowed: allowed }).returning('*');
     return row ? toWorkspace(row) : undefined;

@@ -1,7 +1,7 @@
 /**
  * What activities see of tracing: child spans around the calls worth seeing in a trace (the model
  * call, each tool call) and attributes on the current span. No OpenTelemetry import here, so the
- * activities load none when tracing is off (README: Tracing); `noSpans` is what they get then.
+ * activities load none when tracing is off (docs/operations.md: Tracing); `noSpans` is what they get then.
  */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 

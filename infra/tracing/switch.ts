@@ -12,7 +12,7 @@ export type TracedProcess = 'api' | 'worker' | 'start';
  * Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set, and off otherwise at no cost: the
  * OpenTelemetry SDK is required only behind this switch (here, and in cli/runtime.ts the modules that
  * import it, given the `Tracing` this returns), so a process without the variable loads none of it
- * (README: Tracing, Start-up).
+ * (docs/operations.md: Tracing, Start-up).
  */
 export function startTracing(config: Config, process: TracedProcess, logger: Logger): Tracing | undefined {
   if (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined) return undefined;

@@ -100,7 +100,7 @@ export class AgentHandle {
   /**
    * The inbound URL of each `webhook` trigger of the latest version, by trigger index
    * (`GET /v1/agents/:agentId/webhooks`). Webhooks belong to the agent, not to a version: a
-   * republished trigger keeps its URL (README: Webhooks).
+   * republished trigger keeps its URL (docs/http-api.md: Webhooks).
    */
   async webhooks(options: CallOptions = {}): Promise<Webhook[]> {
     return this.#http.request<Webhook[]>('GET', `${this.#path()}/webhooks`, { signal: options.signal, expect: 'list' });
@@ -159,7 +159,7 @@ export class AgentHandle {
    * (no path); at most 100. Applies at once, with no deploy. Resolves to the list as stored
    * (lower case, default ports dropped, duplicates once); a bad one rejects with 400
    * `invalid_request` naming it (`body.origins[2]`) and nothing changes. Browsers on other sites
-   * are refused; scripts that forge an `Origin` header are not (README: Publishing).
+   * are refused; scripts that forge an `Origin` header are not (docs/publishing.md).
    */
   async setAllowedOrigins(origins: string[], options: CallOptions = {}): Promise<string[]> {
     const r = await this.#http.request<{ origins: string[] }>('PUT', `${this.#path()}/allowed-origins`, { body: { origins }, signal: options.signal, expect: 'object' });

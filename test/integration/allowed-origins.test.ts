@@ -10,7 +10,7 @@ const SHOP = 'http://shop.localhost:3000';
 const ELSEWHERE = 'https://evil.example';
 
 /**
- * Allowed origins (README: Publishing): the owner's list, then CORS and refusals on the public
+ * Allowed origins (docs/publishing.md): the owner's list, then CORS and refusals on the public
  * routes as a browser on a listed and on another site meets them, against the real API.
  */
 describe('allowed origins', () => {

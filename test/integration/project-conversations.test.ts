@@ -5,7 +5,7 @@ import { useTestApi } from '../support/api';
 import { call } from '../support/http';
 import { expectFailure, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
 
-/** A line the offline model turns into a delegation (README: Models). */
+/** A line the offline model turns into a delegation (docs/tools.md: Models). */
 const delegate = (agentId: string, task: string) => `/tool delegate ${JSON.stringify({ agentId, task })}`;
 
 /** Project conversations: the manager (offline model) delegates to member agents as child workflows. */

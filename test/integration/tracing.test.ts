@@ -76,7 +76,7 @@ function turnLines(run: TurnRun): Array<Record<string, unknown>> {
   return run.workerLog.filter((l) => l.workflowId === `turn-${run.turnId}`);
 }
 
-/** The SDK's lines written before an activity's headers are read (README: Tracing): the only ones without the id. */
+/** The SDK's lines written before an activity's headers are read (docs/operations.md: Tracing): the only ones without the id. */
 const BEFORE_HEADERS = new Set(['Activity started', 'Starting activity']);
 
 /** Every worker log line of the turn (bar the SDK's two above) carries the request id the API answered with. */

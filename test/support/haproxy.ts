@@ -33,7 +33,7 @@ const accepts = (port: number) =>
 
 /**
  * A real HAProxy in TCP mode (TLS passes through untouched) in front of the given API ports, each
- * sending `send-proxy` (v1) or `send-proxy-v2` — as the README's production layout puts it in front
+ * sending `send-proxy` (v1) or `send-proxy-v2` — as the production layout of docs/operations.md puts it in front
  * of HTTPS_PORT. No health checks: a check would open connections of its own.
  */
 export async function startHaproxy(targets: Array<{ target: number; version: 'v1' | 'v2' }>): Promise<RunningHaproxy> {

@@ -3,7 +3,7 @@ import type { RunningApi } from './api';
 import { call } from './http';
 
 /**
- * How long a revocation may take to reach an API process: its PostgreSQL notification (README:
+ * How long a revocation may take to reach an API process: its PostgreSQL notification (docs/operations.md:
  * Admin CLI), not the key cache's 60 s TTL. A request that reaches the API before the notification
  * does is still served with the key.
  */

@@ -544,7 +544,7 @@ describe('docker-compose.yml', () => {
     problemsReport(problems);
   });
 
-  it("runs the api with a 64 MiB young generation, as README's Production layout says (held refusals die young)", () => {
+  it("runs the api with a 64 MiB young generation, as docs/operations.md's Production layout says (held refusals die young)", () => {
     const options = services.get('api')?.env.NODE_OPTIONS ?? '';
     assert.match(options, /(^|\s)--max-semi-space-size=64(\s|$)/, `service api: NODE_OPTIONS is \`${options}\``);
   });

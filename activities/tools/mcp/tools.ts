@@ -14,7 +14,7 @@ import { assignMcpToolNames } from './names';
 
 /**
  * The MCP SDK is loaded when an agent with MCP servers first runs, not at the worker's start
- * (README: Start-up): most turns use no MCP server.
+ * (docs/operations.md: Start-up): most turns use no MCP server.
  */
 const connectMcp: typeof McpClientModule.connectMcp = (server, opts) => (require('./client') as typeof McpClientModule).connectMcp(server, opts);
 
