@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { ReplyText, toTurnEvent, type TurnEvent } from '../../embed/src/chat/events';
+import { ReplyText, toTurnEvent } from '../../embed/src/chat/events';
 import { SSEParser, type SSEEvent } from '../../embed/src/chat/sse';
+import type { TurnEvent } from '../../sdk/src';
 
 const stream = [
   ': keepalive\n\n',

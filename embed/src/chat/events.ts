@@ -1,21 +1,7 @@
+// The SDK's types are the contract of the stream (`event: <type>`, `data: <JSON>`); type-only, so
+// they cost the bundle nothing.
+import type { Step, TurnEvent } from '../../../sdk/src';
 import type { SSEEvent } from './sse';
-
-export interface Step {
-  id: string;
-  label: string;
-  kind: string;
-  status: 'active' | 'done' | 'error';
-}
-
-/** The turn events of the public chat stream (contract: `event: <type>`, `data: <JSON>`). */
-export type TurnEvent =
-  | { type: 'start'; turnId: string }
-  | { type: 'progress'; steps: Step[] }
-  | { type: 'tool'; name: string; state: 'start' | 'end'; ok?: boolean }
-  | { type: 'text'; text: string; reset?: boolean }
-  | { type: 'file'; path: string }
-  | { type: 'done'; reply: string }
-  | { type: 'error'; message: string; retryable: boolean };
 
 const types = new Set(['start', 'progress', 'tool', 'text', 'file', 'done', 'error']);
 

@@ -1,5 +1,6 @@
+import type { TurnEvent } from '../../../sdk/src';
 import { ApiError } from './api';
-import { toTurnEvent, type TurnEvent } from './events';
+import { toTurnEvent } from './events';
 import { SSEParser } from './sse';
 
 /** Waits before each resume attempt after a dropped stream; its length is the number of tries. */
