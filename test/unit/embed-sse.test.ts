@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { ReplyText, toTurnEvent, type TurnEvent } from '../../embed/src/chat/events';
-import { SSEParser, type SSEEvent } from '../../embed/src/chat/sse';
+import { ReplyText, toTurnEvent } from '../../embed/src/chat/events';
+import { readSSE, type SSEMessage, type TurnEvent } from '../../sdk/src';
 
 const stream = [
   ': keepalive\n\n',
@@ -9,17 +9,24 @@ const stream = [
   'id: 3\r\nevent: done\r\ndata: {"reply":"Héllo"}\r\n\r\n',
 ].join('');
 
-function feed(chunks: string[]): SSEEvent[] {
-  const parser = new SSEParser();
-  return chunks.flatMap((chunk) => parser.push(chunk));
+/** What the chat page's TurnFollower reads from a body delivering exactly these chunks. */
+async function feed(chunks: string[]): Promise<SSEMessage[]> {
+  const utf8 = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(utf8.encode(chunk));
+      controller.close();
+    },
+  });
+  const out: SSEMessage[] = [];
+  for await (const message of readSSE(body)) out.push(message);
+  return out;
 }
 
-describe('chat page SSE parser', () => {
-  const whole = feed([stream]);
-
-  it('decodes the contract wire format into typed events and skips keepalives', () => {
+describe('chat page SSE reading (the SDK reader)', () => {
+  it('decodes the contract wire format into typed events and skips keepalives', async () => {
     assert.deepEqual(
-      whole.map((e) => [e.id, e.event, toTurnEvent(e)]),
+      (await feed([stream])).map((e) => [e.id, e.event, toTurnEvent(e)]),
       [
         ['1', 'start', { type: 'start', turnId: 'trn_1' }],
         ['2', 'text', { type: 'text', text: 'Héllo' }],
@@ -28,21 +35,24 @@ describe('chat page SSE parser', () => {
     );
   });
 
-  it('gives the same events however the stream is cut into chunks, even inside a CRLF', () => {
+  it('gives the same events however the stream is cut into chunks, even inside a CRLF', async () => {
+    const whole = await feed([stream]);
     for (let size = 1; size <= 7; size++) {
       const chunks: string[] = [];
       for (let i = 0; i < stream.length; i += size) chunks.push(stream.slice(i, i + size));
-      assert.deepEqual(feed(chunks), whole, `chunks of ${size}`);
+      assert.deepEqual(await feed(chunks), whole, `chunks of ${size}`);
     }
   });
 
-  it('joins multi-line data, keeps the last id across events, and waits for the blank line', () => {
-    const parser = new SSEParser();
-    assert.deepEqual(parser.push('id: 7\ndata: a\ndata: b\n'), []);
-    assert.deepEqual(parser.push('\ndata: c\n\n'), [
-      { id: '7', event: 'message', data: 'a\nb' },
-      { id: '7', event: 'message', data: 'c' },
-    ]);
+  it('joins multi-line data, takes the type from the data without an event field, and waits for the blank line', async () => {
+    const events = await feed(['id: 7\ndata: {"type":"text",\ndata: "text":"a"}\n', '\ndata: {"type":"done","reply":"a"}\n\n', 'data: {"type":"text","text":"cut"}\n']);
+    assert.deepEqual(
+      events.map((e) => [e.id, toTurnEvent(e)]),
+      [
+        ['7', { type: 'text', text: 'a' }],
+        [undefined, { type: 'done', reply: 'a' }],
+      ],
+    );
   });
 
   it('ignores events it cannot use instead of showing them', () => {

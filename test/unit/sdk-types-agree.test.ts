@@ -27,7 +27,10 @@ import type * as sdk from '../../sdk/src';
  *   an SDK type is exactly the type of a server schema, field for field, optional and nullable
  *   included; a difference on either side is a type error naming the fields that differ;
  * - at run time (mocha): the table leaves out no SDK type and no schema of the domain modules
- *   the SDK talks to, unless `notCompared` or `serverOnly` says why.
+ *   the SDK talks to, unless `notCompared` or `serverOnly` says why;
+ * - for the embed (embed/src): it declares none of these types again but imports the SDK's
+ *   (`import type`, erased from the bundle), so `tsc -p embed/tsconfig.json` compiles the chat
+ *   page against the SDK's TurnEvent and Step.
  *
  * Records the service answers with are compared with the schema's output (`z.output`), fields
  * the SDK sends with its input (`z.input`: a field with a server default is optional). A field
@@ -228,6 +231,7 @@ const domainModules = {
 };
 
 const sdkSrc = path.resolve(__dirname, '../../sdk/src');
+const embedSrc = path.resolve(__dirname, '../../embed/src');
 
 /** The type names sdk/src/types/*.ts export. */
 function sdkRecordTypes(): string[] {
@@ -243,6 +247,17 @@ describe('SDK types and server schemas agree', () => {
     const accounted = declared.filter((name) => name in rows || name in notCompared);
     assert.deepEqual(accounted, declared, 'add the missing types to `rows` (or to `notCompared`, with the reason)');
     for (const name of Object.keys(notCompared)) assert.ok(!(name in rows), `${name} is both compared and not compared`);
+  });
+
+  it('the embed declares none of these types again: it imports the SDK\'s', () => {
+    const sdkTypes = new Set(sdkRecordTypes());
+    const files = readdirSync(embedSrc, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    assert.ok(files.length > 0, `no .ts files under ${embedSrc}`);
+    for (const file of files) {
+      const declared = [...readFileSync(path.join(embedSrc, file), 'utf8').matchAll(/^\s*(?:export\s+)?(?:interface|type)\s+(\w+)/gm)].map((m) => m[1]!);
+      const again = declared.filter((name) => sdkTypes.has(name));
+      assert.deepEqual(again, [], `embed/src/${file} declares ${again.join(', ')}: import the SDK's with \`import type\` instead`);
+    }
   });
 
   it('every name in the table is exported by the SDK', () => {

@@ -1,14 +1,9 @@
+import type { Message } from '../../../sdk/src';
 import type { HostedPageConfig } from '../../page-template';
 import type { Visitor } from './identity';
 
-/** One message of the visitor's conversation so far. */
-interface Message {
-  role: 'user' | 'assistant';
-  content: string;
-  at: string;
-}
-
 export interface History {
+  /** The messages of the visitor's conversation so far. */
   data: Message[];
   /** A turn still being answered (e.g. the visitor reloaded mid-reply): follow it. */
   runningTurnId: string | null;

@@ -1,26 +1,11 @@
-import type { SSEEvent } from './sse';
-
-export interface Step {
-  id: string;
-  label: string;
-  kind: string;
-  status: 'active' | 'done' | 'error';
-}
-
-/** The turn events of the public chat stream (contract: `event: <type>`, `data: <JSON>`). */
-export type TurnEvent =
-  | { type: 'start'; turnId: string }
-  | { type: 'progress'; steps: Step[] }
-  | { type: 'tool'; name: string; state: 'start' | 'end'; ok?: boolean }
-  | { type: 'text'; text: string; reset?: boolean }
-  | { type: 'file'; path: string }
-  | { type: 'done'; reply: string }
-  | { type: 'error'; message: string; retryable: boolean };
+// The SDK's types are the contract of the stream (`event: <type>`, `data: <JSON>`); type-only, so
+// they cost the bundle nothing.
+import type { SSEMessage, Step, TurnEvent } from '../../../sdk/src';
 
 const types = new Set(['start', 'progress', 'tool', 'text', 'file', 'done', 'error']);
 
 /** The turn event an SSE event carries, or undefined for anything else (unknown types, bad JSON). */
-export function toTurnEvent(sse: SSEEvent): TurnEvent | undefined {
+export function toTurnEvent(sse: SSEMessage): TurnEvent | undefined {
   let body: unknown;
   try {
     body = JSON.parse(sse.data);
@@ -29,7 +14,7 @@ export function toTurnEvent(sse: SSEEvent): TurnEvent | undefined {
   }
   if (typeof body !== 'object' || body === null) return undefined;
   const fields = body as Record<string, unknown>;
-  const type = sse.event !== 'message' ? sse.event : fields.type;
+  const type = sse.event && sse.event !== 'message' ? sse.event : fields.type;
   if (typeof type !== 'string' || !types.has(type)) return undefined;
   const event = { ...fields, type } as TurnEvent;
   // The fields the page relies on; anything malformed is dropped rather than shown half-broken.

@@ -4,7 +4,8 @@
  */
 import type { HostedPageConfig } from '../../page-template';
 import { ApiError, PublicApi } from './api';
-import { activityLine, ReplyText, type Step } from './events';
+import type { Step } from '../../../sdk/src';
+import { activityLine, ReplyText } from './events';
 import { embedderOrigin, readConfig, visitorFrom, type Visitor } from './identity';
 import { TurnFollower } from './turn';
 import { ChatView, type ReplyView } from './view';

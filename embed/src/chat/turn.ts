@@ -1,6 +1,7 @@
+import type { TurnEvent } from '../../../sdk/src';
+import { readSSE } from '../../../sdk/src/sse';
 import { ApiError } from './api';
-import { toTurnEvent, type TurnEvent } from './events';
-import { SSEParser } from './sse';
+import { toTurnEvent } from './events';
 
 /** Waits before each resume attempt after a dropped stream; its length is the number of tries. */
 const RESUME_DELAYS_MS = [500, 1500, 3000, 6000];
@@ -61,25 +62,16 @@ export class TurnFollower {
     if (!response.body) return false;
     const turnHeader = response.headers.get('X-Turn-Id');
     if (turnHeader) this.turnId = turnHeader;
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    const parser = new SSEParser();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        for (const sse of parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }))) {
-          if (sse.id) this.lastEventId = sse.id;
-          const event = toTurnEvent(sse);
-          if (!event) continue;
-          if (event.type === 'start' && event.turnId) this.turnId = event.turnId;
-          this.options.onEvent(event);
-          if (event.type === 'done' || event.type === 'error') return true;
-        }
-        if (done) return false;
-      }
-    } finally {
-      reader.cancel().catch(() => undefined);
+    // The SDK's reader: its `finally` cancels the body when a final event ends the loop early.
+    for await (const sse of readSSE(response.body)) {
+      if (sse.id) this.lastEventId = sse.id;
+      const event = toTurnEvent(sse);
+      if (!event) continue;
+      if (event.type === 'start' && event.turnId) this.turnId = event.turnId;
+      this.options.onEvent(event);
+      if (event.type === 'done' || event.type === 'error') return true;
     }
+    return false;
   }
 }
 
