@@ -21,7 +21,7 @@ import type { WorkerTracing } from '../infra/tracing/temporal';
 import { requestIdActivityInterceptor } from './request-id-interceptor';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
-import { DEFAULT_WORKER_TUNING, type WorkerTuning, workerOptions } from './tuning';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning, workerOptions } from '../config/worker-tuning';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
@@ -45,7 +45,7 @@ interface WorkerSetOptions {
   tracing?: WorkerTracing;
   /** Where the request id of an activity is added as an attribute (the activity's span); `noSpans` when off. */
   spans?: Spans;
-  /** Cache size and the like (WORKER_* variables); the defaults of workers/tuning.ts when absent. */
+  /** Cache size and the like (WORKER_* variables); the defaults of config/worker-tuning.ts when absent. */
   tuning?: WorkerTuning;
 }
 
