@@ -51,6 +51,7 @@ COPY db ./db
 COPY domain ./domain
 COPY infra ./infra
 COPY services ./services
+COPY turns ./turns
 COPY embe[d] ./embed/
 # The SDK's build (the rest of `npm run build`) is not needed here: the server does not use it.
 RUN npm run build:embed && npm run build:server
@@ -80,6 +81,7 @@ COPY db ./db
 COPY domain ./domain
 COPY infra ./infra
 COPY services ./services
+COPY turns ./turns
 # `embed` may be empty (git does not keep empty folders); the wildcard lets the build go on
 # without it and copies its contents when it has any.
 COPY embe[d] ./embed/

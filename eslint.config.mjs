@@ -56,6 +56,23 @@ export default tseslint.config(
     },
   },
   {
+    // The API (services/) and the worker (activities/) share code through turns/, db/ and domain/,
+    // never each other: an `api` process loads no worker code, a `worker` none of the API's.
+    files: ['activities/**/*.ts', 'services/**/*.ts', 'turns/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './activities', from: './services', message: 'activities import no services: shared code lives in turns/, db/ or domain/' },
+            { target: './services', from: './activities', message: 'services import no activities: shared code lives in turns/, db/ or domain/' },
+            { target: './turns', from: ['./services', './activities'], message: 'turns/ is shared by services and activities: it imports neither' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Each command loads its modules only when it runs, and a library few processes use only when
     // it is first needed (docs/operations.md: Start-up): require() on purpose.
     files: ['cli/main.ts', 'cli/runtime.ts', 'activities/acme.ts', 'activities/tools/mcp/tools.ts'],

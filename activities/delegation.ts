@@ -7,7 +7,7 @@ import { DELEGATE_TOOL, type DelegationStart } from '../domain/project-runs';
 import type { Step, TurnEvent } from '../domain/turn-events';
 import { TurnFailure } from '../domain/turn-run';
 import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';
-import { missingOnAgent, openTurn, versionInForce } from './agent-turn-start';
+import { notReady, openTurn, versionInForce } from '../turns/open';
 import { type ToolCallResult, upsert } from './tool-call';
 import { loadTurnContext } from './turn-context';
 
@@ -92,7 +92,7 @@ export function createDelegationActivities(deps: DelegationDeps) {
         }
         const inForce = await versionInForce(repos, { workspaceId: turn.workspace_id, agentId }, trx);
         if (!inForce) return { problem: `agent ${agentId} no longer exists` };
-        const missing = await missingOnAgent(repos, agentId, inForce.config, trx);
+        const missing = await notReady(repos, { agentId, config: inForce.config }, trx);
         if (missing) return { problem: `${member.name} is not ready (${missing})` };
         // The conversation's values of the parameters the member declares; the rest are not its business.
         const given = Object.fromEntries(Object.entries(conversation.parameters).filter(([k]) => inForce.config.parameters.some((p) => p.name === k)));

@@ -1,10 +1,15 @@
 import { Context } from '@temporalio/activity';
 import type { ProbesRepository } from '../db/repositories/probes';
-import type { ProbeActivities } from '../domain/probe';
+import type { ProbeInput, ProbeResult } from '../domain/probe';
 
 interface ProbeDeps {
   probes: ProbesRepository;
   workerIdentity: string;
+}
+
+export interface ProbeActivities {
+  /** Writes a row keyed by the probe id (so retries write it once) and says who wrote it. */
+  recordProbe(input: ProbeInput): Promise<ProbeResult>;
 }
 
 export function createProbeActivities({ probes, workerIdentity }: ProbeDeps): ProbeActivities {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { TriggerRunInput, TriggerRunResult } from '../domain/trigger-runs';
-import { startTriggerConversation } from '../services/trigger-conversation';
+import { startTriggerConversation } from '../turns/trigger-start';
 
 interface TriggerRunDeps {
   db: Db;

@@ -24,7 +24,7 @@ const buildDir = path.join(root, 'build');
 const infoFile = 'build-info.json';
 
 /** Everything the CLI reaches (test/unit/docker-compose.test.ts walks the same graph). */
-const SOURCE_DIRS = ['api', 'services', 'workers', 'workflows', 'activities', 'db', 'domain', 'config', 'infra', 'cli'];
+const SOURCE_DIRS = ['api', 'services', 'turns', 'workers', 'workflows', 'activities', 'db', 'domain', 'config', 'infra', 'cli'];
 const SOURCE_FILES = ['embed/build.ts', 'embed/page-template.ts'];
 /** Counted when present, mtime ignored. */
 const PRESENT_FILES = ['embed/dist/v1.js'];

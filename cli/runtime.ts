@@ -1,20 +1,14 @@
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
-import type { NativeConnection } from '@temporalio/worker';
-import type * as ActivitiesModule from '../activities';
 import type * as ApiMetricsModule from '../api/metrics';
 import type * as ApiServerModule from '../api/server';
 import type * as ListeningModule from '../api/listening';
 import type { Config } from '../config/env';
-import { createDb, type Db, warmPool } from '../db/connect';
+import { type Db, processPool, warmPool } from '../db/connect';
 import type * as RepositoriesModule from '../db/repositories';
 import type { Logger } from '../infra/logger';
-import { connectTemporalClient, connectTemporalWorker, temporalTargetFromConfig } from '../infra/temporal-connection';
-import type * as TemporalRuntimeModule from '../infra/temporal-runtime';
-import type * as ActivityDepsModule from '../workers/activity-deps';
-import type * as WorkerHealthModule from '../workers/health-server';
-import type * as WorkerMetricsModule from '../workers/metrics';
-import type * as WorkerModule from '../workers/worker';
+import { connectTemporalClient, temporalTargetFromConfig } from '../infra/temporal-connection';
+import type * as WorkerFromConfigModule from '../workers/from-config';
 import type * as RequestSpanModule from '../api/middleware/request-span';
 import type * as OtelSpansModule from '../infra/tracing/otel-spans';
 import type { Tracing } from '../infra/tracing/switch';
@@ -28,14 +22,7 @@ const apiSide = () => ({
   ...(require('../api/listening') as typeof ListeningModule),
   ...(require('../db/repositories') as typeof RepositoriesModule),
 });
-const workerSide = () => ({
-  ...(require('../activities') as typeof ActivitiesModule),
-  ...(require('../workers/activity-deps') as typeof ActivityDepsModule),
-  ...(require('../infra/temporal-runtime') as typeof TemporalRuntimeModule),
-  ...(require('../workers/worker') as typeof WorkerModule),
-  ...(require('../workers/health-server') as typeof WorkerHealthModule),
-  ...(require('../workers/metrics') as typeof WorkerMetricsModule),
-});
+const workerSide = () => require('../workers/from-config') as typeof WorkerFromConfigModule;
 
 // Tracing's pieces load only when it is on (infra/tracing/switch.ts): off, no OpenTelemetry module loads.
 const apiTracing = (tracing: Tracing) => ({
@@ -57,15 +44,6 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/**
- * The pool of an API or worker process: DATABASE_POOL_MIN connections are opened before the process
- * says it is ready (`warmPool`, beside its other start-up connections) and kept, so a burst of work
- * does not open them while it waits.
- */
-function pooledDb(opts: { config: Config; databaseUrl: string }): Db {
-  return createDb({ url: opts.databaseUrl, poolMax: opts.config.DATABASE_POOL_MAX, poolMin: opts.config.DATABASE_POOL_MIN });
-}
-
 /** The API process: a pool, a Temporal client, the HTTP server; `tracing` when on (its owner flushes it). */
 export async function runApi(opts: {
   config: Config;
@@ -76,7 +54,7 @@ export async function runApi(opts: {
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
-  const db: Db = pooledDb(opts);
+  const db: Db = processPool(opts.config, opts.databaseUrl);
   const repos = createRepositories(db);
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const listening = apiListening(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger, repos.apiKeys);
@@ -121,64 +99,15 @@ export async function runApi(opts: {
   }
 }
 
-/** The worker process: polls `turns` and `ops`; activities get their dependencies here; `tracing` when on (its owner flushes it). */
-export async function runWorker(opts: {
+/** The worker process: polls `turns` and `ops` (workers/from-config.ts); `tracing` when on (its owner flushes it). */
+export function runWorker(opts: {
   config: Config;
   databaseUrl: string;
   temporalAddress: string;
   logger: Logger;
   tracing?: Tracing;
 }): Promise<Stoppable> {
-  const { activityDepsFromConfig, createActivities, createWorkerMetrics, installTemporalRuntime, startWorkerHealthServer, startWorkers } = workerSide();
-  // Before any Temporal connection of this process (Runtime.install's rule).
-  installTemporalRuntime(opts.logger, opts.config.TEMPORAL_METRICS_ADDRESS);
-  const metrics = createWorkerMetrics(new Registry());
-  const db = pooledDb(opts);
-  let connection: NativeConnection | undefined;
-  try {
-    const target = temporalTargetFromConfig(opts.config, opts.temporalAddress);
-    [connection] = await Promise.all([connectTemporalWorker(target), warmPool(db, opts.config.DATABASE_POOL_MIN)]);
-    const traced = opts.tracing ? workerTracingSide(opts.tracing) : undefined;
-    const deps = activityDepsFromConfig(opts.config, db, metrics.turns, traced?.spans);
-    const workers = await startWorkers({
-      connection,
-      namespace: opts.config.TEMPORAL_NAMESPACE,
-      taskQueues: opts.config.taskQueues,
-      activities: createActivities(deps),
-      sinks: metrics.sinks,
-      identity: deps.workerIdentity,
-      liveness: deps.repos.workerLiveness,
-      pruning: { repos: deps.repos, config: opts.config },
-      logger: opts.logger,
-      payloadCodec: target.payloadCodec,
-      ...traced,
-      tuning: { maxCachedWorkflows: opts.config.WORKER_MAX_CACHED_WORKFLOWS },
-    });
-    workers.done.catch((e: unknown) => opts.logger.fatal({ err: e }, 'worker stopped unexpectedly'));
-    const health =
-      opts.config.WORKER_HEALTH_PORT === undefined
-        ? undefined
-        : await startWorkerHealthServer({
-            port: opts.config.WORKER_HEALTH_PORT,
-            host: opts.config.HOST,
-            db,
-            temporal: workers.client,
-            polling: () => workers.polling(),
-            logger: opts.logger,
-            metrics: { registry: metrics.registry, token: opts.config.METRICS_TOKEN },
-          });
-    const conn = connection;
-    return {
-      async stop() {
-        await health?.close();
-        await workers.shutdown();
-        await conn.close();
-        await db.destroy();
-      },
-    };
-  } catch (e) {
-    await connection?.close().catch(() => undefined);
-    await db.destroy();
-    throw e;
-  }
+  const { startWorkerFromConfig } = workerSide();
+  const { tracing, ...rest } = opts;
+  return startWorkerFromConfig({ ...rest, ...(tracing ? { traced: workerTracingSide(tracing) } : {}) });
 }

@@ -5,7 +5,7 @@ import { METADATA_HOSTS } from '../domain/metadata-hosts';
 import { decodeSecretsKeyring } from '../domain/secret-box';
 import { parseUrlSigningKeys } from '../domain/signed-url';
 import { ConfigError } from './config-error';
-import { DEFAULT_WORKER_TUNING } from '../workers/tuning';
+import { DEFAULT_WORKER_TUNING } from './worker-tuning';
 import { loadOAuthProviders, type OAuthProvider } from './oauth-providers';
 
 export { ConfigError } from './config-error';
@@ -65,7 +65,7 @@ export const envSchema = z.object({
    * (`temporal_…`, GET /metrics, no authentication: bind it to loopback or a private network); unset: off.
    */
   TEMPORAL_METRICS_ADDRESS: optionalText.pipe(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464').optional()),
-  /** `hosted-agents worker`: workflows each of its two Workers keeps in its sticky cache (workers/tuning.ts says why the default). */
+  /** `hosted-agents worker`: workflows each of its two Workers keeps in its sticky cache (config/worker-tuning.ts says why the default). */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce
     .number({ error: 'a number' })
     .int('a whole number')

@@ -27,6 +27,15 @@ export function createDb({ url, poolMax = 20, poolMin = 0 }: DbOptions): Db {
 }
 
 /**
+ * The pool of an API or worker process: DATABASE_POOL_MIN connections are opened before the process
+ * says it is ready (`warmPool`, beside its other start-up connections) and kept, so a burst of work
+ * does not open them while it waits.
+ */
+export function processPool(pool: { DATABASE_POOL_MAX: number; DATABASE_POOL_MIN: number }, url: string): Db {
+  return createDb({ url, poolMax: pool.DATABASE_POOL_MAX, poolMin: pool.DATABASE_POOL_MIN });
+}
+
+/**
  * Opens `connections` pooled connections now, each in a transaction that waits for the others so
  * that no two share one, and gives them back to the pool (docs/operations.md, DATABASE_POOL_MIN).
  * A pool that opens its connections on demand opens them during a burst, and the burst's first

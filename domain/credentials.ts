@@ -209,8 +209,3 @@ export interface Credentials {
   /** Provider → connection. */
   connections: Record<string, ConnectionValue>;
 }
-
-/** Loads the values of a conversation and its agent, decrypted (the worker's activities read them). */
-export interface CredentialSource {
-  load(ref: { workspaceId: string; agentId: string; conversationId: string }): Promise<Credentials>;
-}

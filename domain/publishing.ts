@@ -53,7 +53,7 @@ export type EndUser = z.infer<typeof endUserSchema>;
 /** A visitor's message is shorter than an API caller's: public traffic is anonymous. */
 const PUBLIC_MESSAGE_MAX = 8_000;
 
-/** A visitor token (domain/visitor-token.ts) is checked by the service: here only its size and characters. */
+/** A visitor token (services/visitor-token.ts) is checked by the service: here only its size and characters. */
 export const visitorTokenSchema = plainText(8_192).pipe(z.string().min(1, 'must not be empty'));
 
 /** A visitor of public chat: the self-attested fields, and a token signed by the customer's backend when they have one. */

@@ -3,13 +3,18 @@ import { secretBoxFromConfig } from '../config/secret-box';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { agentOwner, conversationOwners, type CredentialOwner } from '../db/repositories/credentials';
-import type { ConnectionValue, CredentialSource, Credentials } from '../domain/credentials';
+import type { ConnectionValue, Credentials } from '../domain/credentials';
 import { type SecretBox, sealContext } from '../domain/secret-box';
 
 import { createConnectionRefresher } from './oauth-refresh';
 
 /** Fixed-scope values come from the agent; conversation-scope ones from the end user, then the conversation (which wins). */
 const ownerOrder: Record<CredentialOwner['kind'], number> = { agent: 0, end_user: 1, conversation: 2 };
+
+/** Loads the values of a conversation and its agent, decrypted (the worker's activities read them). */
+export interface CredentialSource {
+  load(ref: { workspaceId: string; agentId: string; conversationId: string }): Promise<Credentials>;
+}
 
 interface SourceDeps {
   db: Db;

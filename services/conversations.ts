@@ -7,7 +7,7 @@ import { conversationDrive } from '../db/repositories/files';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
 import { missingRequirements, type SuppliedView } from '../domain/credentials';
-import { type AgentConversation, type AskInput, resolveParameters, titleFrom } from '../domain/conversation';
+import { type AgentConversation, type AskInput, resolveParameters } from '../domain/conversation';
 import { AppError, RateLimitRefusal } from '../domain/errors';
 import { MAX_FILE_BYTES, normalisePath } from '../domain/file-path';
 import { detectMimeType } from '../domain/mime';
@@ -15,10 +15,11 @@ import type { EndUser } from '../domain/publishing';
 import type { ProjectConversation } from '../domain/project-conversation';
 import { REQUEST_ID_KEY } from '../domain/request-id';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
-import { admitTurn, type TurnAdmission } from '../db/turn-admission';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
-import { readSupplied, suppliedView } from './credentials';
 import { actingEndUser } from '../db/repositories/credentials';
+import { readSupplied, suppliedView } from '../db/supplied';
+import type { TurnAdmission } from '../turns/admission';
+import { notReady, openTurn } from '../turns/open';
 import { storageQuotaError } from './file-space';
 import { managerRun, projectConversationView, type TurnRun } from './project-conversations';
 import type { TurnCancellation } from './turn-cancel';
@@ -175,19 +176,21 @@ export class ConversationsService {
       const { row } = locked;
       if (row.ended_at) throw new AppError('conversation_ended', 'the conversation has ended; start a new one');
       const run = row.agent_id ? await this.agentRun(row, trx, locked.config) : await managerRun(repos, row, trx);
-      const admitted = await admitTurn(
+      const opened = await openTurn(
         repos,
-        { workspaceId, agentId: row.agent_id, conversation: row, reserve: this.deps.limits.reserveCredits ?? 0, maxRunningTurns: this.deps.maxRunningTurns },
+        {
+          workspaceId,
+          agentId: row.agent_id,
+          conversation: row,
+          reserve: this.deps.limits.reserveCredits ?? 0,
+          maxRunningTurns: this.deps.maxRunningTurns,
+          message: input.text,
+          attachments: (turnId) => this.storeAttachments(row, turnId, input, trx),
+        },
         trx,
       );
-      if ('refused' in admitted) throw askRefusal(admitted);
-      const turn = { id: admitted.turnId };
-      const attachments = await this.storeAttachments(row, turn.id, input, trx);
-      await repos.conversations.addUserMessage({ conversationId, turnId: turn.id, content: input.text, attachments }, trx);
-      const title = titleFrom(input.text);
-      if (title && !row.title) await repos.conversations.setTitleIfMissing({ conversationId, title }, trx);
-      await repos.turns.append({ turnId: turn.id, events: [{ type: 'start', turnId: turn.id }] }, trx);
-      return { turnId: turn.id, run };
+      if ('refused' in opened) throw askRefusal(opened);
+      return { turnId: opened.turnId, run };
     });
     try {
       const args: TurnInput = { turnId, limits: this.deps.limits, ...run.input };
@@ -211,12 +214,8 @@ export class ConversationsService {
   /** An agent's turn: refused while the conversation is not ready. */
   private async agentRun(row: ConversationRow, trx: Knex.Transaction, pinned?: AgentConfig): Promise<TurnRun> {
     const config = pinned ?? (await this.pinnedConfig(row, trx));
-    // Most agents require nothing: then there is nothing stored to read.
-    const requiresAny = config.secrets.some((x) => x.required) || config.connections.some((x) => x.required);
-    const requires = requiresAny ? missingRequirements(config, await this.supplied(row, trx)) : [];
-    if (requires.length > 0) {
-      throw new AppError('conversation_not_ready', `missing: ${requires.map((r) => `${r.kind} ${r.name}`).join(', ')}`);
-    }
+    const missing = await notReady(this.deps.repos, { agentId: row.agent_id!, config, conversation: row }, trx);
+    if (missing) throw new AppError('conversation_not_ready', missing);
     return {
       workflowType: 'turnWorkflow',
       input: {},

@@ -1,69 +1,27 @@
-import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { ConversationRow } from '../db/repositories/conversations';
 import {
   actingEndUser,
   agentOwner,
-  type ConnectionMeta,
   conversationOwner,
   conversationOwners,
-  type ConversationRef,
   type CredentialOwner,
   endUserOwner,
-  type Supplied,
 } from '../db/repositories/credentials';
+import { readSupplied, storedConnection, suppliedView } from '../db/supplied';
 import {
   type ConnectionStatus,
   connectionStatuses,
   type CredentialsInput,
   type Declarations,
   type Level,
-  levelOfOwner,
   type SealedConnection,
-  type StoredConnection,
-  type SuppliedView,
   suppliedProblem,
 } from '../domain/credentials';
 import { AppError } from '../domain/errors';
 import { type SecretBox, sealContext } from '../domain/secret-box';
 import type { OAuthService } from './oauth';
-
-function storedConnection(row: ConnectionMeta): StoredConnection {
-  return {
-    level: levelOfOwner(row.owner_kind),
-    provider: row.provider,
-    ...(row.account_label !== null ? { accountLabel: row.account_label } : {}),
-    ...(row.expires_at !== null ? { expiresAt: row.expires_at } : {}),
-    ...(row.refreshable ? { refreshable: true } : {}),
-    ...(row.error !== null ? { error: row.error } : {}),
-  };
-}
-
-/**
- * What is stored for a conversation and its agent, from the rows of all owners: the agent's, the
- * conversation's end user's and the conversation's own — the own value first, so it wins a name
- * clash with the end user's.
- */
-export function suppliedView(rows: Supplied, conversation?: ConversationRef): SuppliedView {
-  const rank = new Map<string, number>([['agent', 0]]);
-  if (conversation) conversationOwners(conversation).forEach((o, i, all) => rank.set(`${o.kind}:${o.id}`, all.length - i));
-  const rankOf = (r: { owner_kind: string; owner_id: string }) => (r.owner_kind === 'agent' ? 0 : rank.get(`${r.owner_kind}:${r.owner_id}`));
-  const mine = <T extends { owner_kind: CredentialOwner['kind']; owner_id: string }>(list: T[]) =>
-    list.filter((r) => rankOf(r) !== undefined).sort((a, b) => (rankOf(a) ?? 0) - (rankOf(b) ?? 0));
-  return {
-    secrets: mine(rows.secrets).map((r) => ({ level: levelOfOwner(r.owner_kind), name: r.name })),
-    connections: mine(rows.connections).map(storedConnection),
-  };
-}
-
-/**
- * Names and connection metadata of an agent and some of its conversations (with their end users),
- * in one read: the input of `missingRequirements` for each conversation (`suppliedView(rows, conversation)`).
- */
-export function readSupplied(repos: Repositories, agentId: string, conversations: ConversationRef[], trx?: Knex.Transaction): Promise<Supplied> {
-  return repos.credentials.supplied({ owners: [agentOwner(agentId), ...conversations.flatMap(conversationOwners)] }, trx);
-}
 
 interface CredentialsDeps {
   db: Db;

@@ -12,7 +12,7 @@ import {
   type VisitorSecret,
   visitorSecretContext,
 } from '../domain/visitor-identity';
-import { verifyVisitorToken } from '../domain/visitor-token';
+import { verifyVisitorToken } from './visitor-token';
 import { iso } from '../db/rows';
 
 /** A visitor as a request presents them: the id they give, what else they say, and a token if any. */

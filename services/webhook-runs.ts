@@ -11,7 +11,7 @@ import { type WebhookDeliveryPolicy, type WebhookRunInput, webhookRunWorkflowId 
 import { hashWebhookToken, webhookPrompt, webhookTokenPattern } from '../domain/webhooks';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 import type { webhookRunWorkflow } from '../workflows/webhook-run';
-import { startTriggerConversation } from './trigger-conversation';
+import { startTriggerConversation } from '../turns/trigger-start';
 
 interface WebhookRunsDeps {
   db: Db;

@@ -9,6 +9,7 @@ import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sou
 import type { ToolRunner } from '../activities/tools/types';
 import type { Config } from '../config/env';
 import { secretBoxFromConfig } from '../config/secret-box';
+import { TEXT_FLUSH_MS } from '../config/worker-tuning';
 import type { Db } from '../db/connect';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { credentialSourceFromConfig } from '../infra/credential-source';
@@ -44,10 +45,7 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     resolveModel: createModelResolver(config),
     tools: toolRunnerFromConfig(config, db, repos, fetch),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
-    // Text is written (and each write announced to every stream of the turn) at most every 50 ms,
-    // 20 updates a second; the first text after a pause goes at once. Shorter intervals multiply
-    // a turn's writes and stream reads for no difference a reader sees.
-    textFlushMs: 50,
+    textFlushMs: TEXT_FLUSH_MS,
     metrics,
     spans,
     tokens: new TokenCounter(),

@@ -21,7 +21,7 @@ import type { WorkerTracing } from '../infra/tracing/temporal';
 import { requestIdActivityInterceptor } from './request-id-interceptor';
 import { startOrphanSweeper } from './orphan-sweeper';
 import { type RetentionConfig, retentionFromConfig, startRetentionPruner } from './retention-pruner';
-import { DEFAULT_WORKER_TUNING, type WorkerTuning, workerOptions } from './tuning';
+import { type WorkerTuning, workerOptions } from '../config/worker-tuning';
 
 interface WorkerSetOptions {
   connection: NativeConnection;
@@ -45,8 +45,8 @@ interface WorkerSetOptions {
   tracing?: WorkerTracing;
   /** Where the request id of an activity is added as an attribute (the activity's span); `noSpans` when off. */
   spans?: Spans;
-  /** Cache size and the like (WORKER_* variables); the defaults of workers/tuning.ts when absent. */
-  tuning?: WorkerTuning;
+  /** Cache size and the like (WORKER_* variables, defaults in config/worker-tuning.ts). */
+  tuning: WorkerTuning;
 }
 
 export interface WorkerSet {
@@ -81,9 +81,14 @@ export function bundleWorkflows(workflowsPath = require.resolve('../workflows'),
   return bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: workflowInterceptorModules(workflowsPath, traced), logger: quietBundlerLogger });
 }
 
-/** Where `npm run build` (scripts/build-server.js) puts the bundles and what it records about them. */
+/**
+ * Where `npm run build` (scripts/build-server.js) puts the bundles and what it records about them.
+ * @public The script requires them from build/, where knip does not look.
+ */
 export const PREBUILT_BUNDLE_FILE = 'workflow-bundle.js';
+/** @public As above. */
 export const PREBUILT_TRACED_BUNDLE_FILE = 'workflow-bundle-traced.js';
+/** @public As above. */
 export const BUILD_INFO_FILE = 'build-info.json';
 
 /**
@@ -134,7 +139,7 @@ export async function startWorkers(opts: WorkerSetOptions): Promise<WorkerSet> {
         // The ops outcomes (metrics) always; the workflow span exporter when tracing is on.
         sinks: { ...opts.sinks, ...opts.tracing?.sinks },
         ...dataConverter,
-        ...workerOptions(opts.tuning ?? DEFAULT_WORKER_TUNING),
+        ...workerOptions(opts.tuning),
       }),
     ),
   );

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ProbeActivities, ProbeInput, ProbeResult } from '../domain/probe';
+import type { ProbeActivities } from '../activities/probe';
+import type { ProbeInput, ProbeResult } from '../domain/probe';
 
 const { recordProbe } = proxyActivities<ProbeActivities>({
   startToCloseTimeout: '10 seconds',

@@ -1,12 +1,12 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { workerIdentity } from '../../workers/identity';
-import { workerOptions } from '../../workers/tuning';
+import { workerOptions } from '../../config/worker-tuning';
 import { bareActivities } from './activities';
 
 /**
  * The bare baseline's worker process (bench:turns starts it like `hosted-agents worker`): one
  * Worker on each of two task queues, as ours polls `turns` and `ops`, with our Worker options
- * (workers/tuning.ts) and the cache size ours gets. Its workflow bundle is made beforehand by
+ * (config/worker-tuning.ts) and the cache size ours gets. Its workflow bundle is made beforehand by
  * bench:turns, as ours is by `npm run build` (the bundler is not in the process). No payload
  * codec, logger or database: the engine alone.
  * Arguments: <temporal address> <turns queue> <ops queue> <maxCachedWorkflows> <bundle file>.

@@ -1,24 +1,17 @@
-import { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createActivities } from '../../activities';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { randomToken } from '../../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { createLogger } from '../../infra/logger';
-import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { locateTemporalCli } from '../../infra/temporal-cli';
-import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
-import { installTemporalRuntime } from '../../infra/temporal-runtime';
-import { activityDepsFromConfig } from '../../workers/activity-deps';
-import { createWorkerMetrics } from '../../workers/metrics';
-import { startWorkers, type WorkerSet } from '../../workers/worker';
+import { startWorkerFromConfig } from '../../workers/from-config';
 import { setFixture } from './fixture';
 
 /**
@@ -113,25 +106,9 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
   const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
   await migrateLatest(db);
 
-  installTemporalRuntime(createLogger('silent'));
-  const connection = await connectTemporalWorker({ address: temporal.address, namespace: 'default', tls: false });
-  const metrics = createWorkerMetrics(new Registry());
-  const deps = activityDepsFromConfig(config, db, metrics.turns);
-  const workers: WorkerSet = await startWorkers({
-    connection,
-    namespace: 'default',
-    taskQueues: config.taskQueues,
-    activities: createActivities(deps),
-    sinks: metrics.sinks,
-    identity: deps.workerIdentity,
-    liveness: deps.repos.workerLiveness,
-    pruning: { repos: deps.repos, config: config },
-    logger: createLogger('silent'),
-    payloadCodec: payloadCodecFromConfig(config),
-  });
+  const worker = await startWorkerFromConfig({ config, logger: createLogger('silent'), db });
   stops.push(async () => {
-    await workers.shutdown();
-    await connection.close();
+    await worker.stop();
     await db.destroy();
   });
 

@@ -1,17 +1,11 @@
-import { Registry } from 'prom-client';
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import { createActivities } from '../../activities';
 import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
-import { connectTemporalWorker } from '../../infra/temporal-connection';
 import { createLogger } from '../../infra/logger';
-import { payloadCodecFromConfig } from '../../infra/payload-codec';
-import { activityDepsFromConfig } from '../../workers/activity-deps';
-import { createWorkerMetrics } from '../../workers/metrics';
-import { startWorkers } from '../../workers/worker';
+import { startWorkerFromConfig } from '../../workers/from-config';
 import { cliEntry, repoRoot } from './cli';
 import { fixture } from './fixture';
 
@@ -45,25 +39,13 @@ export function isolatedConfig(env: Record<string, string>): Config {
 /** A worker in this process with the given configuration (activities log nothing of their own); `stop` drains it. */
 export async function startInProcessWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   const db = createDb({ url: config.DATABASE_URL!, poolMax: 5 });
-  const connection = await connectTemporalWorker({ address: config.TEMPORAL_ADDRESS!, namespace: 'default', tls: false });
-  const metrics = createWorkerMetrics(new Registry());
-  const deps = activityDepsFromConfig(config, db, metrics.turns);
-  const workers = await startWorkers({
-    connection,
-    namespace: 'default',
-    taskQueues: config.taskQueues,
-    activities: createActivities(deps),
-    sinks: metrics.sinks,
-    identity: deps.workerIdentity,
-    liveness: deps.repos.workerLiveness,
-    pruning: { repos: deps.repos, config: config },
-    logger: createLogger('silent'),
-    payloadCodec: payloadCodecFromConfig(config),
+  const worker = await startWorkerFromConfig({ config, logger: createLogger('silent'), db }).catch(async (e: unknown) => {
+    await db.destroy();
+    throw e;
   });
   return {
     async stop() {
-      await workers.shutdown();
-      await connection.close();
+      await worker.stop();
       await db.destroy();
     },
   };

@@ -1,9 +1,11 @@
 import type { WorkerOptions } from '@temporalio/worker';
 
 /**
- * The options every Worker of a `hosted-agents worker` process runs with — and the engine baseline
- * (bench/bare/worker.ts), so that it is configured like ours. Where we keep a Temporal 1.24 default
- * it is said here, so that a change is deliberate.
+ * The worker's tuning defaults, kept in config/ beside the variables that override them (env.ts).
+ *
+ * The options every Worker of a `hosted-agents worker` process runs with — and the bare baseline
+ * worker of bench:turns (bench/bare/worker.ts), so that the engine it measures is configured like
+ * ours. Where we keep a Temporal 1.24 default it is said here, so that a change is deliberate.
  *
  * Kept at Temporal's defaults (bench/README.md, "Worker memory"):
  * - `reuseV8Context` (true): all workflows of a Worker share one V8 context in one thread; without
@@ -27,6 +29,13 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // history on its next task: CPU, not a failure.
   maxCachedWorkflows: 1000,
 };
+
+/**
+ * How often a turn's text is written (and each write announced to every stream of the turn): at
+ * most every 50 ms, 20 updates a second; the first text after a pause goes at once. Shorter
+ * intervals multiply a turn's writes and stream reads for no difference a reader sees.
+ */
+export const TEXT_FLUSH_MS = 50;
 
 export function workerOptions(tuning: WorkerTuning) {
   return {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Repositories } from '../db/repositories';
-import { missingOnAgent, openTurn, versionInForce } from '../activities/agent-turn-start';
+import { notReady, openTurn, versionInForce } from './open';
 import { resolveParameters } from '../domain/conversation';
 import type { TriggerRunSkip } from '../domain/trigger-runs';
 
@@ -44,7 +44,7 @@ export async function startTriggerConversation(repos: Repositories, trx: Knex.Tr
   // fired between a publish and its reconcile checks that it still stands there.
   const latest = version === current ? config : await repos.agents.versionConfig({ agentId: input.agentId, number: current }, trx);
   if (latest?.triggers[input.trigger.index]?.kind !== input.trigger.kind) return { skipped: 'trigger_changed' };
-  const missing = await missingOnAgent(repos, input.agentId, config, trx);
+  const missing = await notReady(repos, { agentId: input.agentId, config }, trx);
   if (missing) return { skipped: 'conversation_not_ready', detail: missing };
   const params = resolveParameters(config.parameters, {});
   if (!params.ok) return { skipped: 'conversation_not_ready', detail: `parameter ${params.name}: ${params.problem}` };

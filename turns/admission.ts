@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
-import type { Repositories } from './repositories';
-import type { ConversationRow } from './repositories/conversations';
-import type { CreditRefusal } from './repositories/credits';
+import type { Repositories } from '../db/repositories';
+import type { ConversationRow } from '../db/repositories/conversations';
+import type { CreditRefusal } from '../db/repositories/credits';
 
 /**
  * Admitting a turn: the one function every way a turn starts goes through — the API's ask, public
  * chat (through ask), webhooks, schedules and intervals, and a manager's delegations — so each
- * gets the same checks. It lives under `db/` because it is a transaction over repositories that
- * both `services/` (the API) and `activities/` (the worker) run.
+ * gets the same checks. turns/open.ts wraps it with the writes every start makes.
  */
 
 /** Why a turn may not start; each caller turns it into its own kind of refusal (409, 429, a skipped run, a failed tool call). */
