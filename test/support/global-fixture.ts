@@ -16,7 +16,7 @@ import { setFixture } from './fixture';
 
 /**
  * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
- * only when the run selects a test outside test/unit (unit tests never need them, so
+ * only when the run selects a test that is not a unit test, `*.unit.test.ts` (those never need them, so
  * `npm run test:unit` or `mocha --grep` on unit tests boots nothing):
  * - PostgreSQL: a fresh database on DATABASE_URL's server when it is set, else an embedded
  *   cluster in a temporary directory.
@@ -53,11 +53,9 @@ async function freshDatabase(): Promise<string> {
   return handle.url;
 }
 
-const unitTests = path.join(__dirname, '..', 'unit') + path.sep;
-
-/** Whether a test this run will execute (after --grep) lives outside test/unit. */
+/** Whether a test this run will execute (after --grep) is not a unit test (`*.unit.test.ts`). */
 function needsServices(runner: Mocha.Runner): boolean {
-  const outsideUnit = (file: string | undefined) => !file?.startsWith(unitTests);
+  const outsideUnit = (file: string | undefined) => !file?.endsWith('.unit.test.ts');
   if (runner.suite.tests.some((t) => outsideUnit(t.file))) return true;
   return runner.suite.suites.some((suite) => outsideUnit(suite.file) && runner.grepTotal(suite) > 0);
 }

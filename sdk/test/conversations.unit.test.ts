@@ -11,8 +11,8 @@ import {
   type ProjectConversationRecord,
   Service,
   Turn,
-} from '../../sdk/src';
-import { failure, json, openEventStream, sseEvent, type TestServer, useSdkServer } from '../support/sdk-test-server';
+} from '../src';
+import { failure, json, openEventStream, sseEvent, type TestServer, useSdkServer } from './support/test-server';
 
 const agentConversation: AgentConversationRecord = {
   id: 'cnv_1',

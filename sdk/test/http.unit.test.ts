@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { Service } from '../../sdk/src';
-import { HttpClient } from '../../sdk/src/http';
-import { resolveOptions } from '../../sdk/src/options';
-import { readSSE } from '../../sdk/src/sse';
-import { clientGone, closedPort, failure, json, startTestServer, type TestServer, within } from '../support/sdk-test-server';
+import { Service } from '../src';
+import { HttpClient } from '../src/http';
+import { resolveOptions } from '../src/options';
+import { readSSE } from '../src/sse';
+import { clientGone, closedPort, failure, json, startTestServer, type TestServer, within } from './support/test-server';
 
 const record = { id: 'ws_1', name: 'Acme', credits: 42, createdAt: '2025-01-01T00:00:00.000Z' };
 

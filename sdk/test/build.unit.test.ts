@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { json, openEventStream, sseEvent, startTestServer, type TestServer } from '../support/sdk-test-server';
+import { json, openEventStream, sseEvent, startTestServer, type TestServer } from './support/test-server';
 
 /** The package's public surface, typed from source so this file typechecks before a build. */
 type Sdk = typeof import('../../sdk/src');
 
 const packageName = '@hosted-agents/sdk';
-const sdkDir = path.resolve(__dirname, '../../sdk');
+const sdkDir = path.resolve(__dirname, '..');
 
 /**
  * The built package (`npm run build -w @hosted-agents/sdk`), loaded the way users load it:

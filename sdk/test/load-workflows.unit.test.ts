@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadWorkflows } from '../../sdk/src';
+import { loadWorkflows } from '../src';
 
 describe('SDK loadWorkflows(dir)', () => {
   let root: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { type Agent, AgentHandle, type AgentRecord, Service, type Trigger, type VersionItem, type Workflow } from '../../sdk/src';
-import { failure, json, type Received, type TestServer, useSdkServer } from '../support/sdk-test-server';
+import { type Agent, AgentHandle, type AgentRecord, Service, type Trigger, type VersionItem, type Workflow } from '../src';
+import { failure, json, type Received, type TestServer, useSdkServer } from './support/test-server';
 
 const record: AgentRecord = {
   id: 'agt_1',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { ServiceError, type TurnEvent } from '../../sdk/src';
-import { useTestApi } from '../support/api';
-import { newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
+import { ServiceError, type TurnEvent } from '../src';
+import { useTestApi } from '../../test/support/api';
+import { newSdkWorkspace, type SdkWorkspace } from '../../test/support/sdk';
 
 describe('SDK turns against the real service (offline model)', () => {
   const api = useTestApi();

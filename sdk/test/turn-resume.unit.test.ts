@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_RESUME_TIMEOUT_MS, Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
-import { resolveOptions } from '../../sdk/src/options';
-import { resumePolicy } from '../../sdk/src/turn-resume';
-import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, type Handler, type Received, within, writeThenDrop } from '../support/sdk-test-server';
+import { DEFAULT_RESUME_TIMEOUT_MS, Service, ServiceError, Turn, type TurnEvent } from '../src';
+import { resolveOptions } from '../src/options';
+import { resumePolicy } from '../src/turn-resume';
+import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, type Handler, type Received, within, writeThenDrop } from './support/test-server';
 
 /**
  * Turns through outages, as an API restart (connections refused) or a database failover (503

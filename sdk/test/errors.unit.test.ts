@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { Service } from '../../sdk/src';
-import { closedPort, failure, json, startTestServer, type TestServer } from '../support/sdk-test-server';
+import { Service } from '../src';
+import { closedPort, failure, json, startTestServer, type TestServer } from './support/test-server';
 
 describe('SDK errors: every failure is a ServiceError', () => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_TIMEOUT_MS, Service, WorkspaceClient } from '../../sdk/src';
-import { resolveOptions } from '../../sdk/src/options';
-import { json, startTestServer, type TestServer } from '../support/sdk-test-server';
+import { DEFAULT_TIMEOUT_MS, Service, WorkspaceClient } from '../src';
+import { resolveOptions } from '../src/options';
+import { json, startTestServer, type TestServer } from './support/test-server';
 
 const ENV_KEYS = ['SERVICE_API_KEY', 'SERVICE_BASE_URL'] as const;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Service, ServiceError, Turn, type TurnEvent } from '../../sdk/src';
-import { resumePolicy } from '../../sdk/src/turn-resume';
-import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, startTestServer, type Received, type TestServer, within, writeThenDrop } from '../support/sdk-test-server';
+import { Service, ServiceError, Turn, type TurnEvent } from '../src';
+import { resumePolicy } from '../src/turn-resume';
+import { clientGone, collectEvents, failure, json, openEventStream, sseEvent, sseEvents, startTestServer, type Received, type TestServer, within, writeThenDrop } from './support/test-server';
 
 /** A whole turn as the service streams it: seq n is events[n - 1]. */
 const events: TurnEvent[] = [

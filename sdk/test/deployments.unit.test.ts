@@ -5,8 +5,8 @@ import {
   Service,
   ServiceError,
   type TestDeployment,
-} from '../../sdk/src';
-import { failure, json, type Received, type TestServer, useSdkServer } from '../support/sdk-test-server';
+} from '../src';
+import { failure, json, type Received, type TestServer, useSdkServer } from './support/test-server';
 
 /** Publishing calls on `ws.agents` against a real local server: one request each, exactly the contract's routes. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readSSE, type SSEMessage } from '../../sdk/src';
-import { within } from '../support/sdk-test-server';
+import { readSSE, type SSEMessage } from '../src';
+import { within } from './support/test-server';
 
 const utf8 = new TextEncoder();
 

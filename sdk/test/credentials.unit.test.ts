@@ -5,8 +5,8 @@ import {
   type ConnectionInput,
   type ConnectionStatus,
   Service,
-} from '../../sdk/src';
-import { failure, json, type TestServer, useSdkServer } from '../support/sdk-test-server';
+} from '../src';
+import { failure, json, type TestServer, useSdkServer } from './support/test-server';
 
 /** SDK credentials: bind/attach (both spec variants), connections, disconnect, authorize — the exact requests. */
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Service, ServiceError } from '../../sdk/src';
+import { Service, ServiceError } from '../../src';
 
 /** Test helpers for the SDK: a real local HTTP server standing in for the service. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { type Project, ProjectHandle, type ProjectRecord, Service } from '../../sdk/src';
-import { failure, json, type TestServer, useSdkServer } from '../support/sdk-test-server';
+import { type Project, ProjectHandle, type ProjectRecord, Service } from '../src';
+import { failure, json, type TestServer, useSdkServer } from './support/test-server';
 
 const record: ProjectRecord = {
   id: 'prj_1',
