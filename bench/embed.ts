@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { buildEmbed, LOADER_GZIP_BUDGET } from '../embed/build';
-import { launchChromium, startCustomerSite } from '../test/support/browser';
+import { launchChromium, startCustomerSite } from '../harness/browser';
 import { benchConfig } from './lib/config';
 import { directSend, installStopwatch, MESSAGE, measureLoads, newVisitor, pageSend, STEP_TIMEOUT_MS } from './lib/embed-timing';
 import { apiJson } from './lib/http';

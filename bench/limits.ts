@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { locateTemporalCli } from '../infra/temporal-cli';
-import { kill, startFaultStack } from '../test/support/fault-stack';
+import { kill, startFaultStack } from '../harness/fault-stack';
 import type { FloodCounts, FloodSpec } from './lib/flood';
 import { CALM_HEADER } from './lib/api-trace';
 import { describeWindow, readApiTrace } from './lib/calm-trace';

@@ -4,7 +4,7 @@ const { compiledEntry } = require('../bin/build-state') as { compiledEntry(): { 
 import { locateTemporalCli } from '../infra/temporal-cli';
 import { freePort } from '../infra/temporal-dev-server';
 import { Service } from '../sdk/src';
-import { type FaultStack, kill, type Proc, spawnProcess, startFaultStack } from '../test/support/fault-stack';
+import { type FaultStack, kill, type Proc, spawnProcess, startFaultStack } from '../harness/fault-stack';
 import { appendResult } from './lib/results';
 import { ms, summarise } from './lib/stats';
 

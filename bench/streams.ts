@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { newId } from '../domain/ids';
 import { locateTemporalCli } from '../infra/temporal-cli';
-import { kill, startFaultStack, type FaultStack } from '../test/support/fault-stack';
+import { kill, startFaultStack, type FaultStack } from '../harness/fault-stack';
 import { createAgent, createConversation } from './lib/http';
 import { clockTicksPerSecond, readStat, rssKb } from './lib/proc';
 import { appendResult } from './lib/results';

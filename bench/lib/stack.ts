@@ -7,7 +7,7 @@ import { envSchema } from '../../config/env';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
-import { type ModelServer, startOpenAIServer } from '../../test/support/model-servers/openai-server';
+import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import { ChildProc } from './child';
 import type { BenchConfig } from './config';
 import { findProcess, readStat } from './proc';

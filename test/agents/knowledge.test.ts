@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type FileEntry, fileEntrySchema, MAX_FILE_BYTES } from '../../domain/file-path';
 import { useTestApi } from '../support/api';
-import type { ErrorJson } from '../support/http';
+import type { ErrorJson } from '../../harness/http';
 import { expectFailure, newSdkWorkspace, rawRequest } from '../support/sdk';
 
 const entries = (list: FileEntry[]) => list.map((e) => fileEntrySchema.parse(e));

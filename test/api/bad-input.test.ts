@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 
 /**
  * Table-driven bad input: each case answers 400 `invalid_request` with a message that starts

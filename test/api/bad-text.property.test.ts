@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fieldPath } from '../../domain/field-path';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
 /**

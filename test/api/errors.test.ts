@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 
 describe('API errors and health', () => {
   const api = useTestApi();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { useTestApi } from '../support/api';
-import type { ErrorJson } from '../support/http';
+import type { ErrorJson } from '../../harness/http';
 
 interface OpenApiDoc {
   openapi: string;

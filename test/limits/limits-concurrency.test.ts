@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { assertRateLimited, endlessTurn, newConversation, openStream, trickleUpload } from '../support/limits';
 import { waitFor } from '../support/wait';
 import { LeaseKeeper } from '../../api/leases';

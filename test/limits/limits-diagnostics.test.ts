@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
-import { runCli } from '../support/cli';
+import { call, type ErrorJson } from '../../harness/http';
+import { runCli } from '../../harness/cli';
 import { assertRateLimited } from '../support/limits';
 
 describe('limits: the diagnostics probe', () => {

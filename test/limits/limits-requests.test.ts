@@ -4,7 +4,7 @@ import { Agent } from 'undici';
 import { createDb, type Db } from '../../db/connect';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { assertRateLimited } from '../support/limits';
 import { parseExposition, total } from '../support/prometheus';
 

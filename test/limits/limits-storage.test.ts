@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { newConversation } from '../support/limits';
 
 describe('limits: storage quota per workspace', () => {

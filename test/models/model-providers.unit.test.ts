@@ -3,9 +3,9 @@ import { createServer } from 'node:net';
 import { createAnthropicProvider } from '../../activities/model/anthropic';
 import { createOpenAIProvider } from '../../activities/model/openai';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelResult } from '../../activities/model/types';
-import { startAnthropicServer } from '../support/model-servers/anthropic-server';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer, RecordedRequest } from '../support/model-servers/scripted-server';
+import { startAnthropicServer } from '../../harness/model-servers/anthropic-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer, RecordedRequest } from '../../harness/model-servers/scripted-server';
 
 /**
  * The OpenAI and Anthropic providers, through the real provider code and the AI SDK, against

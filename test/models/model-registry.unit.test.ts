@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { LocalModelProvider } from '../../activities/model/local';
 import { createModelResolver } from '../../activities/model/registry';
 import { ConfigError, loadConfig } from '../../config/env';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
 
 /** MODEL_STANDARD / MODEL_PREMIUM and the provider variables, from env to a working provider. */
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { startAnthropicServer } from '../support/model-servers/anthropic-server';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startAnthropicServer } from '../../harness/model-servers/anthropic-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 
 /** The fake model servers' wire format itself (the benchmark drives them directly too). */
 

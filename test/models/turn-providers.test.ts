@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { type TurnEvent, Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { startAnthropicServer } from '../support/model-servers/anthropic-server';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startAnthropicServer } from '../../harness/model-servers/anthropic-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { shownText } from '../support/sse';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 

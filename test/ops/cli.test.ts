@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { apiKeySchema, workspaceSchema } from '../../domain/workspace';
 import { useTestApi } from '../support/api';
-import { runCli } from '../support/cli';
+import { runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 
 const createdSchema = z.object({ workspace: workspaceSchema.strict(), apiKey: z.string().regex(/^sk_[0-9a-z]{40}$/) }).strict();
 

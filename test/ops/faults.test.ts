@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Service, type TurnEvent } from '../../sdk/src';
-import { type FaultStack, kill, startFaultStack } from '../support/fault-stack';
+import { type FaultStack, kill, startFaultStack } from '../../harness/fault-stack';
 import { fixture } from '../support/fixture';
 
 /** The words the offline model repeats: long enough that every fault lands mid-stream. */

@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { randomToken } from '../../domain/ids';
 import { freePort } from '../../infra/temporal-dev-server';
 import { startTestApi, type TestApi } from '../support/api';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { parseExposition, type Sample, total } from '../support/prometheus';
 import { freelancer } from '../support/publishing';
 import { collectTurn } from '../support/sse';

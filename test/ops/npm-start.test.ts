@@ -8,9 +8,9 @@ import path from 'node:path';
 import { devCredentialsSchema } from '../../cli/dev-credentials';
 import { workspaceSchema } from '../../domain/workspace';
 import { freePort } from '../../infra/temporal-dev-server';
-import { repoRoot, runCli } from '../support/cli';
+import { repoRoot, runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 
 /** `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL or TEMPORAL_ADDRESS. */
 describe('npm start (the embedded default)', function () {

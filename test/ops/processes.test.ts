@@ -4,7 +4,7 @@ import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { freePort } from '../../infra/temporal-dev-server';
 import { fixture } from '../support/fixture';
-import { cliEntry, repoRoot } from '../support/cli';
+import { cliEntry, repoRoot } from '../../harness/cli';
 import { isolatedEnv, spawnWorker } from '../support/workers';
 
 /** The production processes stop cleanly on SIGTERM: the worker drains, the API closes, exit code 0. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Step, TurnEvent } from '../../sdk/src';
 import { ProjectIdKey } from '../../workflows/search-attributes';
 import { useTestApi } from '../support/api';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { expectFailure, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
 
 /** A line the offline model turns into a delegation (docs/tools.md: Models). */

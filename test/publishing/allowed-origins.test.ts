@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Service } from '../../sdk/src';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, siteRequest } from '../support/publishing';
 import { expectFailure } from '../support/sdk';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createLogger } from '../../infra/logger';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, publicChat, siteRequest } from '../support/publishing';
 
 type Prod = { url: string; versionNumber: number };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Service, ServiceError } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { type DomainStack, httpsGet, startDomainStack } from '../support/domains';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, siteRequest } from '../support/publishing';
 import { waitFor } from '../support/wait';
 import { isolatedConfig, spawnWorker, startInProcessWorker } from '../support/workers';

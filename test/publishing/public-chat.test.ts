@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestApi, useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, publicChat, siteRequest } from '../support/publishing';
 import { collectTurn } from '../support/sse';
 

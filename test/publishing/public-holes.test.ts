@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, siteRequest } from '../support/publishing';
 
 /** Issue 32's smaller holes on the public side: host names, asset names, deeply nested JSON. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { workspaceSchema } from '../../domain/workspace';
 import { useTestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { refusedSoon } from '../support/revocation';
 
 describe('API keys', () => {

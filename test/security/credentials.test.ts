@@ -6,7 +6,7 @@ import { secretBoxFromConfig } from '../../config/secret-box';
 import { createCredentialSource } from '../../infra/credential-source';
 import type { AgentConversation, AgentHandle, ConnectionInput, ConnectionStatus, CreateAgentFields } from '../../sdk/src';
 import { useTestApi } from '../support/api';
-import { runCli } from '../support/cli';
+import { runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { expectFailure, failureOf, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
 

@@ -5,7 +5,7 @@ import { randomToken } from '../../domain/ids';
 import { projectSchema } from '../../domain/project';
 import type { AgentHandle, ProjectHandle, ServiceError, WorkspaceClient } from '../../sdk/src';
 import { type RunningApi, useTestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { failureOf, newSdkWorkspace } from '../support/sdk';
 
 /** What a caller can tell from a failure. */

@@ -4,7 +4,7 @@ import { LISTENER_APPLICATION_NAME } from '../../api/pg-listener';
 import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import { type RunningApi, startTestApi, type TestApi, useTestApi } from '../support/api';
-import { runCli } from '../support/cli';
+import { runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { keyStatus as status, refusedSoon } from '../support/revocation';
 import { waitFor } from '../support/wait';

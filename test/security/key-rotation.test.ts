@@ -10,7 +10,7 @@ import { randomToken } from '../../domain/ids';
 import { mintPublicToken } from '../../domain/public-token';
 import { SecretBox, sealContext } from '../../domain/secret-box';
 import { startTestApi, type TestApi } from '../support/api';
-import { runCli } from '../support/cli';
+import { runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { isolatedConfig, isolatedEnv } from '../support/workers';
 

@@ -4,8 +4,8 @@ import { Service, type TurnEvent } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { capturingLogger } from '../support/capture-log';
 import { fixture } from '../support/fixture';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 const PROVIDER_SECRET = 'Incorrect API key provided: sk-proj-abc123XYZ (key id key_7f3e)';

@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import type { Config } from '../../config/env';
 import { type AgentHandle, Service, signVisitorToken, type WorkspaceClient } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { siteRequest } from '../support/publishing';
 import { collectTurn } from '../support/sse';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';

@@ -6,7 +6,7 @@ import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { createLogger } from '../../infra/logger';
 import { startWorkerFromConfig } from '../../workers/from-config';
-import { cliEntry, repoRoot } from './cli';
+import { cliEntry, repoRoot } from '../../harness/cli';
 import { fixture } from './fixture';
 
 /**

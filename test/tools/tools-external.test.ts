@@ -6,8 +6,8 @@ import { startTestApi, type TestApi } from '../support/api';
 import { capturingLogger } from '../support/capture-log';
 import { historyText } from '../support/history';
 import { startEverything, type EverythingServer } from '../support/mcp-everything';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
 
 const SECRET = 'sk_live_7d2f9a0c4b8e1f36a5d7';

@@ -3,7 +3,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { createLogger } from '../../infra/logger';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 import { waitFor } from '../support/wait';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Service, type Webhook } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { waitFor } from '../support/wait';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 /** The budget of this test: small, so 300 earlier turns are far over it. */

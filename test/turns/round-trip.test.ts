@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestApi } from '../support/api';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 
 interface ProbeAnswer {
   probeId: string;

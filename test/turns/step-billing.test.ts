@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { TokenCounter } from '../../activities/model/token-count';
 import { startTestApi, type TestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer, ScriptedResponse } from '../support/model-servers/scripted-server';
+import { call, type ErrorJson } from '../../harness/http';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer, ScriptedResponse } from '../../harness/model-servers/scripted-server';
 import { waitFor } from '../support/wait';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 

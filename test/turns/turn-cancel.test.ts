@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { collectTurn } from '../support/sse';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 

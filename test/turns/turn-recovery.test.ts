@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { startOpenAIServer } from '../support/model-servers/openai-server';
-import type { ModelServer } from '../support/model-servers/scripted-server';
+import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
 import { shownText } from '../support/sse';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentConversationSchema } from '../../domain/conversation';
 import { useTestApi } from '../support/api';
-import { call, type ErrorJson } from '../support/http';
+import { call, type ErrorJson } from '../../harness/http';
 import { collectTurn } from '../support/sse';
 
 describe('conversation rules: readiness, ending, credits, one turn at a time', () => {

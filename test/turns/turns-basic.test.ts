@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { agentConversationSchema, messageSchema } from '../../domain/conversation';
 import { turnEventSchema } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { collectTurn } from '../support/sse';
 
 describe('turns on the offline model: the event stream', () => {

@@ -6,7 +6,7 @@ import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../infra/payload-codec';
 import { startTestApi, type TestApi, useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
 import { historyText } from '../support/history';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { collectTurn } from '../support/sse';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 

@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDb, type Db } from '../../db/connect';
-import { migrateLatest } from '../../db/migrate';
-import { createRepositories, type Repositories } from '../../db/repositories';
-import { randomToken } from '../../domain/ids';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
-import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { createDb, type Db } from '../db/connect';
+import { migrateLatest } from '../db/migrate';
+import { createRepositories, type Repositories } from '../db/repositories';
+import { randomToken } from '../domain/ids';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
+import { type DevServerHandle, freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
 import { cliEntry, repoRoot } from './cli';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */

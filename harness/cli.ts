@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-export const repoRoot = path.resolve(__dirname, '..', '..');
+export const repoRoot = path.resolve(__dirname, '..');
 export const cliEntry = path.join(repoRoot, 'bin', 'hosted-agents.js');
 
 export interface CliResult {
