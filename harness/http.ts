@@ -1,6 +1,6 @@
 import { type Dispatcher, fetch as fetchWith } from 'undici';
 
-/** Small fetch helpers for API tests: JSON in, status + JSON out. */
+/** Small fetch helpers for the tests and the benches: JSON in, status + JSON out. */
 export interface JsonResponse<T = unknown> {
   status: number;
   headers: Headers;
@@ -18,6 +18,7 @@ export async function call<T = unknown>(
     headers?: Record<string, string>;
     /** Connections of the test's own (an undici `Agent`) rather than the process's shared pool. */
     dispatcher?: Dispatcher;
+    signal?: AbortSignal;
   } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
@@ -27,7 +28,8 @@ export async function call<T = unknown>(
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const url = `${baseURL}${path}`;
-  const res = opts.dispatcher ? await fetchWith(url, { method, headers, body, dispatcher: opts.dispatcher }) : await fetch(url, { method, headers, body });
+  const { signal } = opts;
+  const res = opts.dispatcher ? await fetchWith(url, { method, headers, body, signal, dispatcher: opts.dispatcher }) : await fetch(url, { method, headers, body, signal });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -36,6 +38,13 @@ export async function call<T = unknown>(
     // not JSON: tests assert on the raw text
   }
   return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** A JSON call with an API key that must succeed: its body, or an error naming the call and the answer (30 s at most). */
+export async function apiJson<T>(baseURL: string, apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const res = await call<T>(baseURL, method, path, { apiKey, body, signal: AbortSignal.timeout(30_000) });
+  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res.body;
 }
 
 export interface ErrorJson {

@@ -7,6 +7,7 @@ import { envSchema } from '../../config/env';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { cliEntry, repoRoot } from '../../harness/cli';
 import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import { ChildProc } from './child';
 import type { BenchConfig } from './config';
@@ -20,9 +21,6 @@ import { findProcess, readStat } from './proc';
  * (`cfg.apis` and `cfg.workers` of each, every API on its own port).
  * Everything listens on, and is reached through, 127.0.0.1.
  */
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'hosted-agents.js');
 
 export type Log = (line: string) => void;
 
@@ -162,7 +160,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     TEMPORAL_CLI_DOWNLOAD: 'false',
     ...opts.env,
   });
-  const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [BIN, ...args], { cwd: ROOT, env, keepStdout: true });
+  const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [cliEntry, ...args], { cwd: repoRoot, env, keepStdout: true });
 
   await run('migrate', ['migrate']).result(120_000);
   const created = JSON.parse(
@@ -171,12 +169,12 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
 
   const ports = await Promise.all(Array.from({ length: cfg.apis }, () => freePort()));
   const apis = ports.map((port, i) => {
-    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'api'], { cwd: ROOT, env: { ...env, PORT: String(port) } });
+    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, cliEntry, 'api'], { cwd: repoRoot, env: { ...env, PORT: String(port) } });
     cleanup.add(api.name, () => api.stop());
     return api;
   });
   const workers = Array.from({ length: cfg.workers }, (_, i) => {
-    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'worker'], { cwd: ROOT, env });
+    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, cliEntry, 'worker'], { cwd: repoRoot, env });
     cleanup.add(worker.name, () => worker.stop());
     return worker;
   });
