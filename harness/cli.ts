@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '..');
@@ -32,4 +33,21 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A `hosted-agents` process of ours with its output (the last 200 kB), so a test or a bench can kill and inspect it. */
+export type CliProcess = ChildProcessByStdio<null, Readable, Readable> & { output: () => string };
+
+/** Spawns `hosted-agents <command>` with exactly `env` (plus PATH/HOME); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
+export function spawnCli(command: string, env: Record<string, string>, nodeArgs: readonly string[] = []): CliProcess {
+  const child = spawn(process.execPath, [...nodeArgs, cliEntry, command], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (d: Buffer) => (output = (output + d.toString()).slice(-200_000));
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return Object.assign(child, { output: () => output });
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,10 +9,10 @@ import { createRepositories, type Repositories } from '../db/repositories';
 import { randomToken } from '../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
-import { cliEntry, repoRoot } from './cli';
+import { type CliProcess, spawnCli } from './cli';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */
-export type Proc = ChildProcess & { output: () => string };
+export type Proc = CliProcess;
 
 /**
  * A whole deployment on this machine that a fault test may break piece by piece: its own
@@ -38,25 +38,19 @@ export interface FaultStack {
 /** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
 export function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string, nodeArgs: readonly string[] = []): Promise<Proc> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, cliEntry, command], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${command} did not start in 60 s:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output = (output + d.toString()).slice(-200_000);
-      if (output.includes(ready)) {
+    const child = spawnCli(command, env, nodeArgs);
+    const timer = setTimeout(() => reject(new Error(`${command} did not start in 60 s:\n${child.output()}`)), 60_000);
+    const onData = () => {
+      if (child.output().includes(ready)) {
         clearTimeout(timer);
-        resolve(Object.assign(child, { output: () => output }));
+        resolve(child);
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`${command} exited (${code ?? signal}) before it was ready:\n${output}`));
+      reject(new Error(`${command} exited (${code ?? signal}) before it was ready:\n${child.output()}`));
     });
   });
 }
