@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { envSchema } from '../../config/env';
-import { startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { cliEntry, repoRoot } from '../../harness/cli';
+import { freshDatabase } from '../../harness/database';
 import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import { ChildProc } from './child';
 import type { BenchConfig } from './config';
@@ -71,32 +71,6 @@ function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
-async function freshDatabase(cleanup: Cleanup, workDir: string, log: Log): Promise<{ url: string; kind: string; shared?: string }> {
-  const admin = process.env.DATABASE_URL;
-  if (admin) {
-    const name = `ha_bench_${randomBytes(5).toString('hex')}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    cleanup.add(`database ${name}`, async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    });
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), kind: `DATABASE_URL server (${url.host}), fresh database ${name}`, shared: name };
-  }
-  const handle = await startEmbeddedPostgres({ dataDir: workDir, port: await freePort(), log });
-  cleanup.add('embedded PostgreSQL', () => handle.stop());
-  return { url: handle.url, kind: 'embedded PostgreSQL (temporary directory)' };
-}
-
 /** The postmaster's pid: the parent of our backend, when that backend is a process on this machine. */
 async function postmasterPid(url: string): Promise<number | undefined> {
   const client = new pg.Client({ connectionString: url });
@@ -130,7 +104,11 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
   const temporalPort = await freePort();
   // Both start in parallel; wait for both to settle so that whatever did start is cleaned up.
   const [databaseStart, temporalStart] = await Promise.allSettled([
-    freshDatabase(cleanup, workDir, log),
+    (async () => {
+      const database = await freshDatabase({ prefix: 'ha_bench', dataDir: workDir, log });
+      cleanup.add(database.shared ? `database ${database.shared}` : 'embedded PostgreSQL', () => database.drop());
+      return database;
+    })(),
     (async () => {
       const server = await startTemporalDevServer({ cliPath, port: temporalPort, uiPort: await freePort(), namespace: 'default', log });
       cleanup.add('Temporal dev server', () => server.stop());

@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { randomToken } from '../../domain/ids';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { createLogger } from '../../infra/logger';
 import { locateTemporalCli } from '../../infra/temporal-cli';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { startWorkerFromConfig } from '../../workers/from-config';
+import { freshDatabase as createFreshDatabase } from '../../harness/database';
 import { setFixture } from './fixture';
 
 /**
@@ -27,30 +23,9 @@ const stops: Array<() => Promise<void>> = [];
 const log = (line: string) => process.stderr.write(`[fixture] ${line}\n`);
 
 async function freshDatabase(): Promise<string> {
-  const admin = process.env.DATABASE_URL;
-  if (admin) {
-    const name = `ha_test_${randomToken(10)}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    stops.push(async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    });
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'ha-test-pg-'));
-  const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log });
-  stops.push(async () => {
-    await handle.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return handle.url;
+  const database = await createFreshDatabase({ prefix: 'ha_test', log });
+  stops.push(() => database.drop());
+  return database.url;
 }
 
 /** Whether a test this run will execute (after --grep) is not a unit test (`*.unit.test.ts`). */
