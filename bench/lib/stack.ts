@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { envSchema } from '../../config/env';
-import { locateTemporalCli } from '../../infra/temporal-cli';
+import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { cliEntry, repoRoot } from '../../harness/cli';
 import { freshDatabase } from '../../harness/database';
@@ -96,11 +96,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
   model.defaultResponse = { text: cfg.reply, chunkDelayMs: cfg.chunkDelayMs, ...(cfg.chunkSize ? { chunkSize: cfg.chunkSize } : {}) };
   cleanup.add('model server', () => model.close());
 
-  const cliPath = await locateTemporalCli({
-    explicitPath: process.env.TEMPORAL_CLI_PATH,
-    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
-    log,
-  });
+  const cliPath = await temporalCliFromEnv(log);
   const temporalPort = await freePort();
   // Both start in parallel; wait for both to settle so that whatever did start is cleaned up.
   const [databaseStart, temporalStart] = await Promise.allSettled([

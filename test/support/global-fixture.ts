@@ -4,7 +4,7 @@ import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { randomToken } from '../../domain/ids';
 import { createLogger } from '../../infra/logger';
-import { locateTemporalCli } from '../../infra/temporal-cli';
+import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { startWorkerFromConfig } from '../../workers/from-config';
 import { freshDatabase as createFreshDatabase } from '../../harness/database';
@@ -37,11 +37,7 @@ function needsServices(runner: Mocha.Runner): boolean {
 
 export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
   if (!needsServices(this)) return;
-  const temporalCliPath = await locateTemporalCli({
-    explicitPath: process.env.TEMPORAL_CLI_PATH,
-    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
-    log,
-  });
+  const temporalCliPath = await temporalCliFromEnv(log);
   const [databaseUrl, temporal] = await Promise.all([
     freshDatabase(),
     process.env.TEST_TEMPORAL_ADDRESS
