@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import path from 'node:path';
+import { ChildProc } from './child';
 
 export const repoRoot = path.resolve(__dirname, '..');
 export const cliEntry = path.join(repoRoot, 'bin', 'hosted-agents.js');
@@ -38,16 +39,21 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
 /** A `hosted-agents` process of ours with its output (the last 200 kB), so a test or a bench can kill and inspect it. */
 export type CliProcess = ChildProcessByStdio<null, Readable, Readable> & { output: () => string };
 
-/** Spawns `hosted-agents <command>` with exactly `env` (plus PATH/HOME); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
-export function spawnCli(command: string, env: Record<string, string>, nodeArgs: readonly string[] = []): CliProcess {
-  const child = spawn(process.execPath, [...nodeArgs, cliEntry, command], {
+/** `hosted-agents <command>` with exactly `env` (plus PATH/HOME); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
+export function cliProcess(command: string, env: Record<string, string>, nodeArgs: readonly string[] = []): ChildProc {
+  return new ChildProc(`hosted-agents ${command}`, process.execPath, [...nodeArgs, cliEntry, command], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    tailChars: 200_000,
   });
-  let output = '';
-  const collect = (d: Buffer) => (output = (output + d.toString()).slice(-200_000));
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return Object.assign(child, { output: () => output });
+}
+
+/** The Node child process of a `cliProcess`, with its output. */
+export function asCliProcess(proc: ChildProc): CliProcess {
+  return Object.assign(proc.child as ChildProcessByStdio<null, Readable, Readable>, { output: () => proc.output });
+}
+
+/** Spawns `hosted-agents <command>` (as cliProcess) and answers its child process. */
+export function spawnCli(command: string, env: Record<string, string>, nodeArgs: readonly string[] = []): CliProcess {
+  return asCliProcess(cliProcess(command, env, nodeArgs));
 }

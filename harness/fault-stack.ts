@@ -9,7 +9,7 @@ import { createRepositories, type Repositories } from '../db/repositories';
 import { randomToken } from '../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
-import { type CliProcess, spawnCli } from './cli';
+import { asCliProcess, type CliProcess, cliProcess } from './cli';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */
 export type Proc = CliProcess;
@@ -36,23 +36,10 @@ export interface FaultStack {
 }
 
 /** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
-export function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string, nodeArgs: readonly string[] = []): Promise<Proc> {
-  return new Promise((resolve, reject) => {
-    const child = spawnCli(command, env, nodeArgs);
-    const timer = setTimeout(() => reject(new Error(`${command} did not start in 60 s:\n${child.output()}`)), 60_000);
-    const onData = () => {
-      if (child.output().includes(ready)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${command} exited (${code ?? signal}) before it was ready:\n${child.output()}`));
-    });
-  });
+export async function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string, nodeArgs: readonly string[] = []): Promise<Proc> {
+  const proc = cliProcess(command, env, nodeArgs);
+  await proc.waitFor(new RegExp(ready.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 60_000);
+  return asCliProcess(proc);
 }
 
 export function kill(proc: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {

@@ -6,10 +6,10 @@ import pg from 'pg';
 import { envSchema } from '../../config/env';
 import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { ChildProc } from '../../harness/child';
 import { cliEntry, repoRoot } from '../../harness/cli';
 import { freshDatabase } from '../../harness/database';
 import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
-import { ChildProc } from './child';
 import type { BenchConfig } from './config';
 import { findProcess, readStat } from './proc';
 

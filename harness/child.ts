@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
 /**
- * A child process of the bench (`hosted-agents api`, `worker`, admin verbs): its output is kept
- * (a bounded tail, for error messages) and can be waited on line by line; `stop` sends SIGTERM
- * and SIGKILLs after a grace period.
+ * A child process of a bench or a test (`hosted-agents api`, `worker`, admin verbs, scripts): its
+ * output is kept (a bounded tail, `tailChars`, for error messages and assertions) and can be
+ * waited on line by line; `stop` sends SIGTERM and SIGKILLs after a grace period.
  */
 export class ChildProc {
   readonly child: ChildProcess;
@@ -17,11 +17,12 @@ export class ChildProc {
     readonly name: string,
     command: string,
     args: string[],
-    opts: { cwd: string; env: NodeJS.ProcessEnv; keepStdout?: boolean },
+    opts: { cwd: string; env: NodeJS.ProcessEnv; keepStdout?: boolean; tailChars?: number },
   ) {
+    const tailChars = opts.tailChars ?? 20_000;
     this.child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const take = (chunk: Buffer) => {
-      this.tail = (this.tail + chunk.toString('utf8')).slice(-20_000);
+      this.tail = (this.tail + chunk.toString('utf8')).slice(-tailChars);
       for (const wake of this.waiters) wake();
     };
     this.child.stdout?.on('data', (chunk: Buffer) => {
