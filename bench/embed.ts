@@ -1,10 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { buildEmbed, LOADER_GZIP_BUDGET } from '../embed/build';
-import { launchChromium, startCustomerSite } from '../test/support/browser';
+import { launchChromium, startCustomerSite } from '../harness/browser';
+import { apiJson } from '../harness/http';
 import { benchConfig } from './lib/config';
 import { directSend, installStopwatch, MESSAGE, measureLoads, newVisitor, pageSend, STEP_TIMEOUT_MS } from './lib/embed-timing';
-import { apiJson } from './lib/http';
 import { Cleanup, startStack } from './lib/stack';
 import { appendResult } from './lib/results';
 import { ms, percentile } from './lib/stats';

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { locateTemporalCli } from '../infra/temporal-cli';
-import { kill, startFaultStack } from '../test/support/fault-stack';
+import { temporalCliFromEnv } from '../harness/temporal-cli';
+import { kill, startFaultStack } from '../harness/fault-stack';
 import type { FloodCounts, FloodSpec } from './lib/flood';
 import { CALM_HEADER } from './lib/api-trace';
 import { describeWindow, readApiTrace } from './lib/calm-trace';
@@ -161,7 +161,7 @@ function flood(spec: FloodSpec): { started: Promise<void>; done: Promise<FloodCo
 }
 
 async function main(): Promise<void> {
-  const cliPath = await locateTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH, allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false', log });
+  const cliPath = await temporalCliFromEnv(log);
   log('starting PostgreSQL, Temporal, API and worker…');
   // BENCH_NODE_ARGS (as in bench:turns): Node options of the API and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);

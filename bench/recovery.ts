@@ -1,10 +1,10 @@
 import os from 'node:os';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS, shared with bin/
 const { compiledEntry } = require('../bin/build-state') as { compiledEntry(): { entry?: string; reason: string } };
-import { locateTemporalCli } from '../infra/temporal-cli';
+import { temporalCliFromEnv } from '../harness/temporal-cli';
 import { freePort } from '../infra/temporal-dev-server';
 import { Service } from '../sdk/src';
-import { type FaultStack, kill, type Proc, spawnProcess, startFaultStack } from '../test/support/fault-stack';
+import { type FaultStack, kill, type Proc, spawnProcess, startFaultStack } from '../harness/fault-stack';
 import { appendResult } from './lib/results';
 import { ms, summarise } from './lib/stats';
 
@@ -83,7 +83,7 @@ async function startupTimes(env: Record<string, string>): Promise<{ api: number[
 }
 
 async function main(): Promise<void> {
-  const cliPath = await locateTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH, allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false', log });
+  const cliPath = await temporalCliFromEnv(log);
   log('starting PostgreSQL, Temporal (history in a file), API and worker…');
   const stack = await startFaultStack({
     temporalCliPath: cliPath,

@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '../domain/ids';
-import { locateTemporalCli } from '../infra/temporal-cli';
-import { kill, startFaultStack, type FaultStack } from '../test/support/fault-stack';
+import { temporalCliFromEnv } from '../harness/temporal-cli';
+import { kill, startFaultStack, type FaultStack } from '../harness/fault-stack';
 import { createAgent, createConversation } from './lib/http';
 import { clockTicksPerSecond, readStat, rssKb } from './lib/proc';
 import { appendResult } from './lib/results';
@@ -94,7 +94,7 @@ async function transactions(stack: FaultStack): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const cliPath = await locateTemporalCli({ explicitPath: process.env.TEMPORAL_CLI_PATH, allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false', log });
+  const cliPath = await temporalCliFromEnv(log);
   log('starting PostgreSQL, Temporal and the API…');
   const stack = await startFaultStack({ temporalCliPath: cliPath, extraEnv: { KEY_STREAMS_MAX: String(STREAMS_PER_KEY) }, log });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-bench-streams-'));

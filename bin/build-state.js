@@ -23,7 +23,7 @@ const root = path.resolve(__dirname, '..');
 const buildDir = path.join(root, 'build');
 const infoFile = 'build-info.json';
 
-/** Everything the CLI reaches (test/unit/docker-compose.test.ts walks the same graph). */
+/** Everything the CLI reaches (test/ops/docker-compose.unit.test.ts walks the same graph). */
 const SOURCE_DIRS = ['api', 'services', 'turns', 'workers', 'workflows', 'activities', 'db', 'domain', 'config', 'infra', 'cli'];
 const SOURCE_FILES = ['embed/build.ts', 'embed/page-template.ts'];
 /** Counted when present, mtime ignored. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes .env.example from the "Environment variables" table of docs/operations.md (the one place
 // each variable is described), so the two cannot drift: `npm run env:example`. A unit test
-// (test/unit/env-example.test.ts) fails when the file is stale or a variable of config/env.ts
+// (test/config/env-example.unit.test.ts) fails when the file is stale or a variable of config/env.ts
 // is missing from the table.
 'use strict';
 const fs = require('node:fs');

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { envSchema } from '../../config/env';
 import type { TurnLimits } from '../../domain/turn-run';
+import { ChildProc } from '../../harness/child';
+import { repoRoot } from '../../harness/cli';
 import type { BareLoadResult } from '../bare/client';
-import { ChildProc } from './child';
 import type { BenchConfig } from './config';
 import { cpuBetween, type CpuTargets, sampleCpu } from './cpu';
 import { rssKb } from './proc';
@@ -27,7 +28,6 @@ export interface BareResults {
   workerPeakRssMb: number | undefined;
 }
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = ['--require', 'tsx/cjs'];
 
 /** Our turns' limits as the API passes them with its defaults (the bench sets none). */
@@ -53,11 +53,11 @@ export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup
   const codePath = path.join(stack.workDir, 'bare-workflow-bundle.js');
   await writeFile(codePath, bundle.code);
   const workerArgs = ['bench/bare/worker.ts', stack.temporalAddress, 'bare-turns', 'bare-ops', cache, codePath];
-  const worker = new ChildProc('bare worker', process.execPath, [...cfg.nodeArgs, ...TSX, ...workerArgs], { cwd: ROOT, env });
+  const worker = new ChildProc('bare worker', process.execPath, [...cfg.nodeArgs, ...TSX, ...workerArgs], { cwd: repoRoot, env });
   cleanup.add('bare worker', () => worker.stop());
   await worker.waitFor(/bare worker polling/, 120_000);
   const args = [stack.temporalAddress, 'bare-turns', String(cfg.concurrency), String(cfg.seconds), String(cfg.warmupTurns), JSON.stringify(defaultLimits())];
-  const client = new ChildProc('bare client', process.execPath, [...cfg.nodeArgs, ...TSX, 'bench/bare/client.ts', ...args], { cwd: ROOT, env, keepStdout: true });
+  const client = new ChildProc('bare client', process.execPath, [...cfg.nodeArgs, ...TSX, 'bench/bare/client.ts', ...args], { cwd: repoRoot, env, keepStdout: true });
   cleanup.add('bare client', () => client.stop());
   await client.waitFor(/window start/, 120_000);
   const pids: CpuTargets = {

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import pg from 'pg';
-import type { ModelServer } from '../../test/support/model-servers/openai-server';
+import type { ModelServer } from '../../harness/model-servers/openai-server';
 import { ms, percentile } from './stats';
 
 /**

@@ -1,4 +1,4 @@
-import type { TurnEvent } from '../../domain/turn-events';
+import { openTurnStream, turnEvents } from '../../harness/sse';
 import { readSSE } from '../../sdk/src/sse';
 import { checkTurnStream, type ReceivedEvent, type StreamProblem } from './validate';
 
@@ -38,10 +38,10 @@ export async function askTurn(opts: {
   let firstTextMs: number | undefined;
   const events: ReceivedEvent[] = [];
   try {
-    const res = await fetch(`${opts.baseURL}/v1/conversations/${opts.conversationId}/turns`, {
+    const res = await openTurnStream(`${opts.baseURL}/v1/conversations/${opts.conversationId}/turns`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${opts.apiKey}`, accept: 'text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ text: opts.text }),
+      apiKey: opts.apiKey,
+      body: { text: opts.text },
       signal,
     });
     turnId = res.headers.get('x-turn-id');
@@ -49,10 +49,9 @@ export async function askTurn(opts: {
       const body = await res.text().catch(() => '');
       return { turnId, requestAt, firstTextMs, totalMs: performance.now() - started, events: 0, failure: { kind: 'http', message: `HTTP ${res.status} ${body.slice(0, 300)}` } };
     }
-    for await (const m of readSSE(res.body, signal)) {
-      const data = JSON.parse(m.data) as TurnEvent;
-      if (data.type === 'text' && firstTextMs === undefined) firstTextMs = performance.now() - started;
-      events.push({ id: m.id, type: m.event, data });
+    for await (const e of turnEvents(res.body, signal)) {
+      if (e.data.type === 'text' && firstTextMs === undefined) firstTextMs = performance.now() - started;
+      events.push(e);
     }
     if (signal.aborted) throw new Error(`no end of stream within ${opts.timeoutMs} ms (${events.length} events)`);
     const totalMs = performance.now() - started;

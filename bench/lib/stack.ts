@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { envSchema } from '../../config/env';
-import { startEmbeddedPostgres } from '../../infra/embedded-postgres';
-import { locateTemporalCli } from '../../infra/temporal-cli';
+import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
-import { type ModelServer, startOpenAIServer } from '../../test/support/model-servers/openai-server';
-import { ChildProc } from './child';
+import { ChildProc } from '../../harness/child';
+import { cliEntry, repoRoot } from '../../harness/cli';
+import { freshDatabase } from '../../harness/database';
+import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import type { BenchConfig } from './config';
 import { findProcess, readStat } from './proc';
 
@@ -20,9 +21,6 @@ import { findProcess, readStat } from './proc';
  * (`cfg.apis` and `cfg.workers` of each, every API on its own port).
  * Everything listens on, and is reached through, 127.0.0.1.
  */
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'hosted-agents.js');
 
 export type Log = (line: string) => void;
 
@@ -73,32 +71,6 @@ function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
-async function freshDatabase(cleanup: Cleanup, workDir: string, log: Log): Promise<{ url: string; kind: string; shared?: string }> {
-  const admin = process.env.DATABASE_URL;
-  if (admin) {
-    const name = `ha_bench_${randomBytes(5).toString('hex')}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    cleanup.add(`database ${name}`, async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    });
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), kind: `DATABASE_URL server (${url.host}), fresh database ${name}`, shared: name };
-  }
-  const handle = await startEmbeddedPostgres({ dataDir: workDir, port: await freePort(), log });
-  cleanup.add('embedded PostgreSQL', () => handle.stop());
-  return { url: handle.url, kind: 'embedded PostgreSQL (temporary directory)' };
-}
-
 /** The postmaster's pid: the parent of our backend, when that backend is a process on this machine. */
 async function postmasterPid(url: string): Promise<number | undefined> {
   const client = new pg.Client({ connectionString: url });
@@ -124,15 +96,15 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
   model.defaultResponse = { text: cfg.reply, chunkDelayMs: cfg.chunkDelayMs, ...(cfg.chunkSize ? { chunkSize: cfg.chunkSize } : {}) };
   cleanup.add('model server', () => model.close());
 
-  const cliPath = await locateTemporalCli({
-    explicitPath: process.env.TEMPORAL_CLI_PATH,
-    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
-    log,
-  });
+  const cliPath = await temporalCliFromEnv(log);
   const temporalPort = await freePort();
   // Both start in parallel; wait for both to settle so that whatever did start is cleaned up.
   const [databaseStart, temporalStart] = await Promise.allSettled([
-    freshDatabase(cleanup, workDir, log),
+    (async () => {
+      const database = await freshDatabase({ prefix: 'ha_bench', dataDir: workDir, log });
+      cleanup.add(database.shared ? `database ${database.shared}` : 'embedded PostgreSQL', () => database.drop());
+      return database;
+    })(),
     (async () => {
       const server = await startTemporalDevServer({ cliPath, port: temporalPort, uiPort: await freePort(), namespace: 'default', log });
       cleanup.add('Temporal dev server', () => server.stop());
@@ -162,7 +134,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     TEMPORAL_CLI_DOWNLOAD: 'false',
     ...opts.env,
   });
-  const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [BIN, ...args], { cwd: ROOT, env, keepStdout: true });
+  const run = (name: string, args: string[]) => new ChildProc(name, process.execPath, [cliEntry, ...args], { cwd: repoRoot, env, keepStdout: true });
 
   await run('migrate', ['migrate']).result(120_000);
   const created = JSON.parse(
@@ -171,12 +143,12 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
 
   const ports = await Promise.all(Array.from({ length: cfg.apis }, () => freePort()));
   const apis = ports.map((port, i) => {
-    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'api'], { cwd: ROOT, env: { ...env, PORT: String(port) } });
+    const api = new ChildProc(`api ${i + 1}`, process.execPath, [...cfg.nodeArgs, cliEntry, 'api'], { cwd: repoRoot, env: { ...env, PORT: String(port) } });
     cleanup.add(api.name, () => api.stop());
     return api;
   });
   const workers = Array.from({ length: cfg.workers }, (_, i) => {
-    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, BIN, 'worker'], { cwd: ROOT, env });
+    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, cliEntry, 'worker'], { cwd: repoRoot, env });
     cleanup.add(worker.name, () => worker.stop());
     return worker;
   });

@@ -1,11 +1,7 @@
-import type { TurnEvent } from '../../domain/turn-events';
+import type { StreamedTurnEvent } from '../../harness/sse';
 
 /** One SSE event of a turn stream as received: the `id:` and `event:` fields and the parsed data. */
-export interface ReceivedEvent {
-  id: string | undefined;
-  type: string | undefined;
-  data: TurnEvent;
-}
+export type ReceivedEvent = StreamedTurnEvent;
 
 export type StreamProblem =
   /** The turn ended with an `error` event. */

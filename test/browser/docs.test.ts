@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startTestApi, type TestApi } from '../support/api';
-import { launchChromium } from '../support/browser';
+import { launchChromium } from '../../harness/browser';
 
 /**
  * `GET /docs` in headless Chromium: Redoc (served from our origin) renders the OpenAPI document,

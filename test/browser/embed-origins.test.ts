@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../support/browser';
+import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../../harness/browser';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
 /**

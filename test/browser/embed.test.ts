@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../support/browser';
+import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../../harness/browser';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
 /**

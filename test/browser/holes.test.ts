@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { launchChromium } from '../support/browser';
+import { launchChromium } from '../../harness/browser';
 import { fixture } from '../support/fixture';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { freelancer, publicChat } from '../support/publishing';
 
 /**

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { Service, signVisitorToken } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, launchChromium } from '../support/browser';
+import { chatFrame, launchChromium } from '../../harness/browser';
 import { fixture } from '../support/fixture';
 
 /**

@@ -20,7 +20,7 @@ export function fixture(): TestFixture {
   if (!current) {
     throw new Error(
       'the global test fixture is not running: run tests through mocha with .mocharc.json; ' +
-        'unit tests (test/unit) run without it, so a test that needs PostgreSQL or Temporal belongs in test/integration',
+        'unit tests (*.unit.test.ts) run without it, so a test that needs PostgreSQL or Temporal is named *.test.ts',
     );
   }
   return current;

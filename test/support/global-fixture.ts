@@ -1,22 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { randomToken } from '../../domain/ids';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../infra/embedded-postgres';
 import { createLogger } from '../../infra/logger';
-import { locateTemporalCli } from '../../infra/temporal-cli';
+import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { startWorkerFromConfig } from '../../workers/from-config';
+import { freshDatabase as createFreshDatabase } from '../../harness/database';
 import { setFixture } from './fixture';
 
 /**
  * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
- * only when the run selects a test outside test/unit (unit tests never need them, so
+ * only when the run selects a test that is not a unit test, `*.unit.test.ts` (those never need them, so
  * `npm run test:unit` or `mocha --grep` on unit tests boots nothing):
  * - PostgreSQL: a fresh database on DATABASE_URL's server when it is set, else an embedded
  *   cluster in a temporary directory.
@@ -27,48 +23,21 @@ const stops: Array<() => Promise<void>> = [];
 const log = (line: string) => process.stderr.write(`[fixture] ${line}\n`);
 
 async function freshDatabase(): Promise<string> {
-  const admin = process.env.DATABASE_URL;
-  if (admin) {
-    const name = `ha_test_${randomToken(10)}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    stops.push(async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    });
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'ha-test-pg-'));
-  const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log });
-  stops.push(async () => {
-    await handle.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return handle.url;
+  const database = await createFreshDatabase({ prefix: 'ha_test', log });
+  stops.push(() => database.drop());
+  return database.url;
 }
 
-const unitTests = path.join(__dirname, '..', 'unit') + path.sep;
-
-/** Whether a test this run will execute (after --grep) lives outside test/unit. */
+/** Whether a test this run will execute (after --grep) is not a unit test (`*.unit.test.ts`). */
 function needsServices(runner: Mocha.Runner): boolean {
-  const outsideUnit = (file: string | undefined) => !file?.startsWith(unitTests);
+  const outsideUnit = (file: string | undefined) => !file?.endsWith('.unit.test.ts');
   if (runner.suite.tests.some((t) => outsideUnit(t.file))) return true;
   return runner.suite.suites.some((suite) => outsideUnit(suite.file) && runner.grepTotal(suite) > 0);
 }
 
 export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
   if (!needsServices(this)) return;
-  const temporalCliPath = await locateTemporalCli({
-    explicitPath: process.env.TEMPORAL_CLI_PATH,
-    allowDownload: process.env.TEMPORAL_CLI_DOWNLOAD !== 'false',
-    log,
-  });
+  const temporalCliPath = await temporalCliFromEnv(log);
   const [databaseUrl, temporal] = await Promise.all([
     freshDatabase(),
     process.env.TEST_TEMPORAL_ADDRESS

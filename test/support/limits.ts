@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { RunningApi } from './api';
-import { call, type ErrorJson, type JsonResponse } from './http';
+import { call, type ErrorJson, type JsonResponse } from '../../harness/http';
 
 /** A 429 as README "Limits" promises: `rate_limited`, a `Retry-After` header and the same `retryAfter` in the body. */
 export function assertRateLimited(res: JsonResponse<ErrorJson>, what: string): void {

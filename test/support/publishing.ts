@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { call } from './http';
+import { call } from '../../harness/http';
 import { collectTurn, type SeenEvent } from './sse';
 
 /** A request to the API's port as if sent to `siteURL` (a deployment URL): the `Host` header is the site's. */

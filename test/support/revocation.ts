@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { RunningApi } from './api';
-import { call } from './http';
+import { call } from '../../harness/http';
 
 /**
  * How long a revocation may take to reach an API process: its PostgreSQL notification (docs/operations.md:

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readSSE } from '../../sdk/src/sse';
 import type { TurnEvent } from '../../domain/turn-events';
+import { openTurnStream, turnEvents } from '../../harness/sse';
 
 export interface SeenEvent {
   seq: number;
@@ -16,19 +17,11 @@ export async function collectTurn(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no end of stream within ${timeoutMs} ms`)), timeoutMs);
   try {
-    const headers: Record<string, string> = { authorization: `Bearer ${init.apiKey}`, accept: 'text/event-stream' };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    if (init.lastEventId !== undefined) headers['last-event-id'] = String(init.lastEventId);
-    const res = await fetch(url, {
-      method: init.method,
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: controller.signal,
-    });
+    const res = await openTurnStream(url, { ...init, signal: controller.signal });
     if (!res.ok || !res.body) return { status: res.status, headers: res.headers, events: [], errorBody: await res.json().catch(() => undefined) };
     const events: SeenEvent[] = [];
-    for await (const m of readSSE(res.body, controller.signal)) {
-      events.push({ seq: Number(m.id), event: JSON.parse(m.data) as TurnEvent });
+    for await (const e of turnEvents(res.body, controller.signal)) {
+      events.push({ seq: Number(e.id), event: e.data });
       if (init.stopAfter !== undefined && events.length >= init.stopAfter) {
         controller.abort();
         break;

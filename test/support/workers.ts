@@ -1,12 +1,12 @@
-import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { createLogger } from '../../infra/logger';
 import { startWorkerFromConfig } from '../../workers/from-config';
-import { cliEntry, repoRoot } from './cli';
+import { spawnCli } from '../../harness/cli';
+import { type Proc, spawnProcess } from '../../harness/fault-stack';
 import { fixture } from './fixture';
 
 /**
@@ -51,42 +51,13 @@ export async function startInProcessWorker(config: Config): Promise<{ stop(): Pr
   };
 }
 
-/** `hosted-agents <command>` as its own process with exactly `env` (plus PATH/HOME); `output` is what it wrote so far. */
-function spawnCli(command: string, env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> & { output: () => string } {
-  const child = spawn(process.execPath, [cliEntry, command], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (d: Buffer) => (output += d.toString());
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return Object.assign(child, { output: () => output });
-}
-
 /** `hosted-agents worker` as its own process (so a test can SIGKILL it). Resolves once it polls. */
-export function spawnWorker(env: Record<string, string>): Promise<ChildProcess & { output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawnCli('worker', env);
-    const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${child.output()}`)), 60_000);
-    const onData = () => {
-      if (child.output().includes('worker polling')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before polling:\n${child.output()}`));
-    });
-  });
+export function spawnWorker(env: Record<string, string>): Promise<Proc> {
+  return spawnProcess('worker', env, 'worker polling');
 }
 
 /** `hosted-agents api` as its own process on PORT (from `env`); resolves once GET /healthz answers 200. */
-export async function spawnApi(env: Record<string, string>): Promise<ChildProcess & { output: () => string }> {
+export async function spawnApi(env: Record<string, string>): Promise<Proc> {
   const child = spawnCli('api', env);
   const deadline = Date.now() + 60_000;
   while (!(await fetch(`http://127.0.0.1:${env.PORT}/healthz`).then((r) => r.ok, () => false))) {

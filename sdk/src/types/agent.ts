@@ -3,7 +3,7 @@ import type { Trigger } from './trigger.js';
 /**
  * Agents: the record of one version, its parts, and the fields of `create` and `update`. Field
  * names are the spec's; timestamps are strings as sent by the service. The server's schemas are
- * in `domain/agent.ts`; test/unit/sdk-types-agree.test.ts keeps the two in step.
+ * in `domain/agent.ts`; test/api/sdk-types-agree.unit.test.ts keeps the two in step.
  */
 
 /** Quality tier of the model an agent or a project manager runs on. */

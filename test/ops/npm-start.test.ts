@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { devCredentialsSchema } from '../../cli/dev-credentials';
+import { workspaceSchema } from '../../domain/workspace';
+import { freePort } from '../../infra/temporal-dev-server';
+import { repoRoot, runCli } from '../../harness/cli';
+import { fixture } from '../support/fixture';
+import { call } from '../../harness/http';
+
+/** `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL or TEMPORAL_ADDRESS. */
+describe('npm start (the embedded default)', function () {
+  this.timeout(180_000);
+
+  let dataDir: string;
+  let env: Record<string, string>;
+  let ports: { api: number; temporal: number; ui: number; pg: number };
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'ha-start-'));
+    ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), pg: await freePort() };
+    env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      PORT: String(ports.api),
+      TEMPORAL_DEV_PORT: String(ports.temporal),
+      TEMPORAL_UI_PORT: String(ports.ui),
+      EMBEDDED_PG_PORT: String(ports.pg),
+      TEMPORAL_CLI_PATH: fixture().temporalCliPath,
+      LOG_LEVEL: 'warn',
+    };
+  });
+  after(async () => {
+    if (child?.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const base = () => `http://127.0.0.1:${ports.api}`;
+
+  function start(): ChildProcess {
+    output = '';
+    // A process group of its own, as a terminal or a supervisor gives it.
+    const c = spawn('npm', ['start'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    c.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    return c;
+  }
+
+  async function waitReady(c: ChildProcess): Promise<void> {
+    const deadline = Date.now() + 150_000;
+    while (Date.now() < deadline) {
+      if (c.exitCode !== null) throw new Error(`npm start exited with ${c.exitCode}:\n${output}`);
+      const ok = await fetch(`${base()}/readyz`).then((r) => r.status === 200, () => false);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`npm start was not ready in time:\n${output}`);
+  }
+
+  /** SIGTERM to the whole process group (what a supervisor or Ctrl-C does); resolves when none of it is left. */
+  async function stop(c: ChildProcess): Promise<void> {
+    const group = -c.pid!;
+    process.kill(group, 'SIGTERM');
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(group, 0);
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(group, 'SIGKILL');
+    throw new Error(`npm start's processes were still running 30 s after SIGTERM:\n${output}`);
+  }
+
+  function portOpen(port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+  }
+
+  function credentials() {
+    return devCredentialsSchema.parse(JSON.parse(readFileSync(path.join(dataDir, 'dev-credentials.json'), 'utf8')));
+  }
+
+  let firstWorkspaceId = '';
+
+  it('boots on an empty DATA_DIR: /readyz is ready and the printed key reads the dev workspace', async () => {
+    child = start();
+    await waitReady(child);
+    const creds = credentials();
+    assert.equal(creds.baseURL, `http://localhost:${ports.api}`);
+    assert.ok(output.includes(creds.apiKey), 'the API key is printed');
+    assert.ok(output.includes(`http://127.0.0.1:${ports.ui}`), 'the Temporal UI URL is printed');
+    const ws = await call(base(), 'GET', '/v1/workspace', { apiKey: creds.apiKey });
+    assert.equal(ws.status, 200);
+    const workspace = workspaceSchema.parse(ws.body);
+    assert.equal(workspace.name, 'dev');
+    assert.equal(workspace.credits, 1000);
+    firstWorkspaceId = workspace.id;
+    assert.equal((await fetch(`http://127.0.0.1:${ports.ui}/`)).status, 200, 'the Temporal UI serves');
+  });
+
+  it('the admin CLI with the same DATA_DIR reaches the running embedded database', async () => {
+    const r = await runCli(['workspace', 'credits', firstWorkspaceId, '--add', '5', '--json'], { DATA_DIR: dataDir });
+    assert.equal(r.code, 0, r.stderr);
+    const ws = await call(base(), 'GET', '/v1/workspace', { apiKey: credentials().apiKey });
+    assert.equal(workspaceSchema.parse(ws.body).credits, 1005);
+  });
+
+  it('stops cleanly on SIGTERM and leaves no PostgreSQL or Temporal behind', async () => {
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    const pgPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    await stop(child!);
+    assert.match(output, /stopped cleanly/);
+    assert.equal(existsSync(pidFile), false, 'postmaster.pid is removed by a clean shutdown');
+    assert.throws(() => process.kill(pgPid, 0), 'postgres is gone');
+    assert.equal(await portOpen(ports.temporal), false, 'temporal is gone');
+    assert.equal(await portOpen(ports.api), false, 'the API is gone');
+  });
+
+  it('a second start reuses the data: same workspace, same key, same balance', async () => {
+    child = start();
+    await waitReady(child);
+    const creds = credentials();
+    assert.equal(creds.workspaceId, firstWorkspaceId);
+    const ws = workspaceSchema.parse((await call(base(), 'GET', '/v1/workspace', { apiKey: creds.apiKey })).body);
+    assert.deepEqual([ws.id, ws.credits], [firstWorkspaceId, 1005]);
+    await stop(child);
+    assert.match(output, /stopped cleanly/);
+  });
+});
