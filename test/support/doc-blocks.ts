@@ -19,7 +19,7 @@ export function documentationPages(): string[] {
   return ['README.md', ...docs.map((f) => `docs/${f}`), 'sdk/README.md'];
 }
 
-export interface DocBlock {
+interface DocBlock {
   /** The page, relative to the repository, e.g. `sdk/README.md`. */
   page: string;
   /** 1-based line of the opening fence. */
@@ -57,7 +57,7 @@ export function markedBlocks(page: string, markdown = fs.readFileSync(path.join(
 }
 
 /** The file a block is written to (stable per page and line, so a failure names it). */
-export function blockFile(block: DocBlock): string {
+function blockFile(block: DocBlock): string {
   return path.join(blocksDir, `${block.page.replace(/[^a-zA-Z0-9]+/g, '-')}-L${block.line}.ts`);
 }
 
