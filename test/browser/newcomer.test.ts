@@ -108,8 +108,7 @@ describe("the newcomer's hour (SDK as documented, Chromium, Temporal)", function
       const [quickStart] = markedBlocks('sdk/README.md');
       assert.ok(quickStart, 'sdk/README.md has a runnable quick start');
       assert.match(quickStart.code, /\/tool /, 'the first runnable block of sdk/README.md is the quick start, which calls a tool');
-      const { code, out } = await runBlockFile(writeBlock(quickStart), env);
-      assert.equal(code, 0, out);
+      const out = await runBlockFile(writeBlock(quickStart), env);
       assert.match(out, /tool files\.write: end/, 'the offline model called files.write, and the events name it files.write');
       assert.match(out, /# Notes/, 'the file the tool wrote is read back');
       const ids = /agent (agt_\w+), conversation (cnv_\w+)/.exec(out);

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ChildProc } from '../../harness/child';
 import { repoRoot } from '../../harness/cli';
 
 /**
@@ -71,23 +71,15 @@ export function writeBlock(block: DocBlock): string {
 
 /**
  * Runs a written block as a reader does — `npx tsx <file>` from the repository's root — with only
- * PATH, HOME and `env` (SERVICE_API_KEY, SERVICE_BASE_URL…) in its environment.
+ * PATH, HOME and `env` (SERVICE_API_KEY, SERVICE_BASE_URL…) in its environment. Resolves with its
+ * stdout; a non-zero exit (or no exit within `limitMs`) rejects with the command and its output.
  */
-export function runBlockFile(file: string, env: Record<string, string>, limitMs = 90_000): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--no-install', 'tsx', path.relative(repoRoot, file)], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
+export function runBlockFile(file: string, env: Record<string, string>, limitMs = 90_000): Promise<string> {
+  const relative = path.relative(repoRoot, file);
+  const proc = new ChildProc(`npx tsx ${relative}`, 'npx', ['--no-install', 'tsx', relative], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    keepStdout: true,
   });
+  return proc.result(limitMs);
 }
