@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { z } from 'zod';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { knowledgeSpace } from '../db/repositories/files';
@@ -7,6 +8,7 @@ import {
   type AgentConfig,
   agentConfigSchema,
   applyAgentUpdate,
+  checkFileTools,
   type CreateAgentInput,
   type UpdateAgentInput,
   type VersionItem,
@@ -19,9 +21,9 @@ import type { Trigger } from '../domain/trigger';
 import type { TriggerSchedules } from './trigger-schedules';
 import type { WebhooksService } from './webhooks';
 
-/** A whole configuration failed validation after a change: name the field as the caller sent it. */
-function validated(config: unknown, root: string): AgentConfig {
-  const r = agentConfigSchema.safeParse(config);
+/** A whole configuration failed validation (or `rule`) after a change: name the field as the caller sent it. */
+function validated(config: unknown, root: string, rule?: (c: AgentConfig, ctx: z.RefinementCtx) => void): AgentConfig {
+  const r = (rule ? agentConfigSchema.superRefine(rule) : agentConfigSchema).safeParse(config);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   throw new AppError('invalid_request', `${fieldPath(root, issue.path)}: ${issue.message}`);
@@ -78,8 +80,14 @@ export class AgentsService {
     return list;
   }
 
+  /** `role`, when given, is the agent's from the new version on (docs/publishing.md: Changing the role). */
   update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
-    return this.publish(workspaceId, agentId, (current) => validated(applyAgentUpdate(current, patch), 'body'));
+    const change = (current: AgentConfig) => {
+      const next = validated(applyAgentUpdate(current, patch), 'body');
+      if (patch.tools !== undefined || patch.filesystem !== undefined) validated(next, 'body', checkFileTools);
+      return next;
+    };
+    return this.publish(workspaceId, agentId, change, patch.role);
   }
 
   /** Adds the playbook (`PUT …/workflows`), or replaces the one of the same name where it stands. */
@@ -133,11 +141,17 @@ export class AgentsService {
     if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw notFound();
   }
 
-  private async publish(workspaceId: string, agentId: string, change: (current: AgentConfig) => AgentConfig): Promise<Agent> {
+  private async publish(
+    workspaceId: string,
+    agentId: string,
+    change: (current: AgentConfig) => AgentConfig,
+    role?: Agent['role'],
+  ): Promise<Agent> {
     const r = await this.deps.repos.agents.publish({
       workspaceId,
       agentId,
       change,
+      role,
       // The webhooks commit with the version: an inbound URL never points at a trigger that moved.
       then: (trx, previous, next) => this.deps.webhooks.reconcile(trx, { workspaceId, agentId, previous: previous.triggers, next: next.triggers }),
     });
