@@ -19,7 +19,7 @@ export const builtInToolNames = Object.keys(toolCatalogue) as [BuiltInToolName, 
 /**
  * The naming rule (docs/tools.md: Tools): the model calls a built-in tool by its catalogue name
  * with the dot made an underscore (`files.write` → `files_write`: model APIs allow no dots);
- * events, steps and `tools` use the catalogue name.
+ * `tools` and tool events use the catalogue name.
  */
 export function modelToolName(name: BuiltInToolName): string {
   return name.replace('.', '_');

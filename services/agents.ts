@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { z } from 'zod';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { knowledgeSpace } from '../db/repositories/files';
@@ -8,7 +7,6 @@ import {
   type AgentConfig,
   agentConfigSchema,
   applyAgentUpdate,
-  checkFileTools,
   type CreateAgentInput,
   type UpdateAgentInput,
   type VersionItem,
@@ -16,14 +14,15 @@ import {
 } from '../domain/agent';
 import { AppError } from '../domain/errors';
 import { fieldPath } from '../domain/field-path';
+import { fileToolsWithoutDrive } from '../domain/tool-catalogue';
 import { newId } from '../domain/ids';
 import type { Trigger } from '../domain/trigger';
 import type { TriggerSchedules } from './trigger-schedules';
 import type { WebhooksService } from './webhooks';
 
-/** A whole configuration failed validation (or `rule`) after a change: name the field as the caller sent it. */
-function validated(config: unknown, root: string, rule?: (c: AgentConfig, ctx: z.RefinementCtx) => void): AgentConfig {
-  const r = (rule ? agentConfigSchema.superRefine(rule) : agentConfigSchema).safeParse(config);
+/** A whole configuration failed validation after a change: name the field as the caller sent it. */
+function validated(config: unknown, root: string): AgentConfig {
+  const r = agentConfigSchema.safeParse(config);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   throw new AppError('invalid_request', `${fieldPath(root, issue.path)}: ${issue.message}`);
@@ -84,7 +83,9 @@ export class AgentsService {
   update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
     const change = (current: AgentConfig) => {
       const next = validated(applyAgentUpdate(current, patch), 'body');
-      if (patch.tools !== undefined || patch.filesystem !== undefined) validated(next, 'body', checkFileTools);
+      // Only when the update touches them: an older version breaking the rule still takes other changes.
+      const problem = patch.tools !== undefined || patch.filesystem !== undefined ? fileToolsWithoutDrive(next) : undefined;
+      if (problem) throw new AppError('invalid_request', `body.filesystem: ${problem}`);
       return next;
     };
     return this.publish(workspaceId, agentId, change, patch.role);
