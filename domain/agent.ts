@@ -130,10 +130,10 @@ function checkConfig(config: { secrets: Secret[]; httpTools: HttpTool[]; tools: 
 
 /**
  * File tools act on the conversation's drive: without `filesystem: "drive"` they would silently
- * not be offered. Checked where `tools` or `filesystem` is given (create, or an update naming
- * either), so an older version that breaks the rule can still take unrelated changes.
+ * not be offered. Checked at create here; an update checks it when it gives `tools` or
+ * `filesystem` (services/agents.ts), so an older version that breaks the rule takes other changes.
  */
-export function checkFileTools(config: { filesystem: 'drive' | 'none'; tools: readonly BuiltInToolName[] }, ctx: z.RefinementCtx): void {
+function checkFileTools(config: { filesystem: 'drive' | 'none'; tools: readonly BuiltInToolName[] }, ctx: z.RefinementCtx): void {
   const message = fileToolsWithoutDrive(config);
   if (message) ctx.addIssue({ code: 'custom', path: ['filesystem'], message });
 }
