@@ -14,7 +14,10 @@ export const errorCodes = {
   workspace_not_found: { status: 404, doc: 'The workspace does not exist.' },
   file_too_large: { status: 400, doc: 'The file is larger than the documented maximum (25 MiB).' },
   agent_not_found: { status: 404, doc: 'No such agent in this workspace.' },
-  version_not_found: { status: 404, doc: 'The agent has no version of that number.' },
+  version_not_found: {
+    status: 404,
+    doc: 'The agent has no version of that number, or no version has that `ver_…` id (a version id is the `versionId` of an Agent, or an item `id` of GET /v1/agents/:agentId/deployments).',
+  },
   workflow_not_found: { status: 404, doc: 'The agent has no workflow of that name.' },
   project_not_found: { status: 404, doc: 'No such project in this workspace.' },
   file_not_found: { status: 404, doc: 'No such file in that file space.' },
@@ -33,7 +36,10 @@ export const errorCodes = {
   path_conflict: { status: 409, doc: 'A file path runs through an existing file, or names an existing folder.' },
   project_archived: { status: 409, doc: 'The project is archived: it can be read and deleted, not changed.' },
   conflict: { status: 409, doc: 'The request conflicts with the current state.' },
-  agent_not_publishable: { status: 409, doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL or public token.' },
+  agent_not_publishable: {
+    status: 409,
+    doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL, custom domain or public token. Make it one with PATCH /v1/agents/:agentId {"role":"freelancer"}.',
+  },
   agent_not_deployed: { status: 409, doc: 'The agent has no production version yet: deploy one with deployToProd first.' },
   deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
   domains_not_configured: {

@@ -58,7 +58,11 @@ export class AgentHandle {
     return this.#knowledge;
   }
 
-  /** Changes configuration fields and publishes a version (`PATCH /v1/agents/:agentId`); see `UpdateAgentFields`. */
+  /**
+   * Changes configuration fields, or the role, and publishes a version (`PATCH /v1/agents/:agentId`);
+   * see `UpdateAgentFields`. Resolves to the agent at that version: its `versionId` is what to
+   * deploy (`agent.update({ role: 'freelancer' })` makes a teammate publishable).
+   */
   async update(fields: UpdateAgentFields, options: CallOptions = {}): Promise<Agent> {
     return this.#agent('PATCH', '', { body: fields, signal: options.signal });
   }
@@ -69,8 +73,12 @@ export class AgentHandle {
   }
 
   /**
-   * Every version snapshot, newest first (`GET /v1/agents/:agentId/versions`). Their methods act
-   * on the agent, not on the snapshot. For the deployment list see `ws.agents.versions(agentId)`.
+   * Every version snapshot, newest first (`GET /v1/agents/:agentId/versions`): full `Agent`s, each
+   * as it was published. A snapshot's `id` is the agent's (`agt_…`); its version id (`ver_…`, what
+   * deploys take) is `versionId`. Their methods act on the agent, not on the snapshot.
+   *
+   * Not to be confused with `ws.agents.versions(agentId)`, the deployment list: small
+   * `VersionItem`s `{ id: 'ver_…', number, deployedAt, isProd }`.
    */
   async versions(options: CallOptions = {}): Promise<Agent[]> {
     const records = await this.#http.request<AgentRecord[]>('GET', `${this.#path()}/versions`, { signal: options.signal, expect: 'list' });

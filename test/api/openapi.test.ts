@@ -3,9 +3,15 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { useTestApi } from '../support/api';
 import type { ErrorJson } from '../../harness/http';
 
+interface ObjectSchema {
+  properties: Record<string, { pattern?: string; enum?: string[] }>;
+  required?: string[];
+}
+
 interface OpenApiDoc {
   openapi: string;
   paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, ObjectSchema> };
 }
 
 const methods = new Set(['get', 'post', 'put', 'patch', 'delete']);
@@ -101,6 +107,13 @@ describe('OpenAPI document', () => {
     assert.match(JSON.stringify(op.responses['404']), /agent_not_found/);
     assert.match(JSON.stringify(op.responses['401']), /invalid_api_key/);
     assert.ok(op.responses['200']);
+  });
+
+  it('an Agent has its versionId (ver_…), and an update may change the role', () => {
+    const { Agent: agent, UpdateAgent: update } = doc.components.schemas;
+    assert.ok(agent?.required?.includes('versionId'), 'every Agent carries its version id');
+    assert.match(agent?.properties.versionId?.pattern ?? '', /ver_/);
+    assert.ok(update?.properties.role, 'PATCH /v1/agents/{agentId} takes role');
   });
 
   it('operation ids are unique', () => {

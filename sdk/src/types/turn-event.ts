@@ -22,7 +22,9 @@ export interface Step {
  *
  * - `start`: the turn exists on the service; `turnId` identifies it.
  * - `progress`: the current list of steps (each event carries the whole list).
- * - `tool`: a tool call started or ended (`ok` tells how it ended).
+ * - `tool`: a tool call started or ended (`ok` tells how it ended). `name` is the name in the
+ *   agent's configuration — a built-in's `files.write`, an MCP tool's `server.tool`, an HTTP tool's
+ *   own — never the model's (`files_write`, `server__tool`).
  * - `text`: a piece of the reply; see `reset`.
  * - `file`: the agent wrote the file at `path` in the conversation's file space.
  * - `done`: the turn succeeded; `reply` is the whole reply.
