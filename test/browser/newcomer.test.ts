@@ -119,15 +119,13 @@ describe("the newcomer's hour (SDK as documented, Chromium, Temporal)", function
     // 2. Made publishable and deployed, as docs/sdk.md shows.
     const ws = new Service({ apiKey, baseURL: api.baseURL });
     const { testUrl, prodUrl } = await step("update({ role: 'freelancer' }), then deploy to test and production", async () => {
-      // The fields as a variable: the SDK's UpdateAgentFields learns `role` with the fix of
-      // issue 34 item 2 (before it, `update({ role })` is refused: 400 body.role: unknown field).
-      const publishable = { role: 'freelancer' as const, instructions: 'Answer in two sentences.' };
-      const agent = await ws.agent(agentId).update(publishable);
+      const agent = await ws.agent(agentId).update({ role: 'freelancer' });
       assert.equal(agent.role, 'freelancer');
+      assert.match(agent.versionId, /^ver_/, 'the Agent record names its version id');
       const [latest] = await ws.agents.versions(agentId);
-      assert.equal(latest?.number, agent.version, 'the newest version is the one update made');
-      const test = await ws.agents.deployToTest(latest.id);
-      const prod = await ws.agents.deployToProd(latest.id);
+      assert.equal(latest?.id, agent.versionId, 'the newest version is the one update made');
+      const test = await ws.agents.deployToTest(agent.versionId);
+      const prod = await ws.agents.deployToProd(agent.versionId);
       assert.match(test.url, /^http:\/\/[a-z0-9]+\.test\.agents\.localhost:\d+$/);
       assert.match(prod.url, /^http:\/\/[a-z0-9-]+\.agents\.localhost:\d+$/);
       return { testUrl: test.url, prodUrl: prod.url };
