@@ -6,6 +6,7 @@ import type { ApiDeps } from './context';
 import { createApp, domainDirectory, limitsOf } from './app';
 import type { DomainDirectory } from './domain-directory';
 import type { AuthFailures } from './limits';
+import { admitNewConnections } from './limits/connection-admission';
 import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
 
 /** Node's request listener (what Koa's `app.callback()` is, and what it is wrapped into). */
@@ -99,7 +100,8 @@ export async function startApiServer(
 ): Promise<ApiServer> {
   const directory = domainDirectory(deps);
   const limits = limitsOf(deps);
-  const handler = dropForwardingHeaders(createApp(deps, directory, limits).callback());
+  // Under a storm of new connections, their first requests start a few per turn (limits/connection-admission.ts).
+  const handler = dropForwardingHeaders(admitNewConnections(createApp(deps, directory, limits).callback()));
   const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
   // PROXY_PROTOCOL (README: Production layout): the listeners behind a TCP pass-through proxy.
   const proxied = deps.config.PROXY_PROTOCOL;
