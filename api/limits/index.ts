@@ -7,7 +7,6 @@ import { RateLimitRefusal } from '../../domain/errors';
 import type { ApiState } from '../context';
 import { AuthFailures } from './auth-failures';
 import { consumeAll, countedLimit } from './counts';
-import { keyPacer } from './key-pacer';
 import { LeaseKeeper } from './leases';
 import { RefusalHolds } from './refusal-holds';
 
@@ -50,7 +49,6 @@ export function createLimits(deps: { db: Db; leases: LeasesRepository; config: L
   const webhooks = countedLimit(db, 'webhook', config.WEBHOOK_PER_HOOK, window, 'requests to this webhook');
   const probes = countedLimit(db, 'diagnostics', config.DIAGNOSTICS_PER_MINUTE, 60, 'diagnostics probes from this workspace');
   const leases = new LeaseKeeper(deps.leases, deps.onError);
-  const pacer = keyPacer(config.KEY_BURST_PER_SECOND);
   const publicRead = (address: string) => consumeAll([{ limit: reads, key: digest(address) }], holds);
 
   /** Middleware: the route's response holds one of its API key's `kind` slots until it closes. */
@@ -70,12 +68,8 @@ export function createLimits(deps: { db: Db; leases: LeasesRepository; config: L
   };
 
   return {
-    /** One request of an API key (`key`: its digest), per second and per minute at once; then started at the key's pace (key-pacer.ts). */
-    async apiKey(key: string): Promise<void> {
-      await consumeAll([{ limit: keyBurst, key }, { limit: keyMinute, key }], holds);
-      const ms = pacer.delay(key);
-      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
-    },
+    /** One request of an API key (`key`: its digest), per second and per minute at once. */
+    apiKey: (key: string) => consumeAll([{ limit: keyBurst, key }, { limit: keyMinute, key }], holds),
     /** One public chat message: per (agent, visitor), per client address and per agent, at once. */
     publicChat: (input: { agentId: string; userId: string; address: string }) =>
       consumeAll(
