@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { cameThroughProxy } from '../infra/proxied-sockets';
@@ -6,11 +6,8 @@ import type { ApiDeps } from './context';
 import { createApp, domainDirectory, limitsOf } from './app';
 import type { DomainDirectory } from './domain-directory';
 import type { AuthFailures } from './limits';
-import { admitNewConnections } from './limits/connection-admission';
+import { admitNewConnections, type RequestListener } from './limits/connection-admission';
 import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
-
-/** Node's request listener (what Koa's `app.callback()` is, and what it is wrapped into). */
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 interface ApiServer {
   server: Server;

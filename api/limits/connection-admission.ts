@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Node's request listener (what Koa's `app.callback()` is). */
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+/** Node's request listener (what Koa's `app.callback()` is, and what it is wrapped into). */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** New connections' first requests started per event-loop turn while others wait: a turn spends a few ms on them at most. */
 const NEW_CONNECTIONS_PER_TURN = 8;
