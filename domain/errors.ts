@@ -87,33 +87,20 @@ export class AppError extends Error {
 }
 
 /**
- * The hold of a request-rate refusal (api/refusal-hold.ts), drawn when it is decided. `over`
- * settles when the hold has passed and the refused request's points are given back (it never
- * rejects). The refusal as thrown is answered at that moment, its `retryAfter` net of the hold;
- * `atOnce()` is the same refusal answered at once instead (api/connection-holds.ts), its
- * `retryAfter` counted from then and covering the hold as well as the limit's wait.
- */
-export interface RefusalHoldEnd {
-  over: Promise<unknown>;
-  atOnce(): RateLimitRefusal;
-}
-
-/**
  * A 429 `rate_limited` that names the limit that refused it — a name fixed in code (a limiter's
- * key prefix such as `key-burst`, never the key it counted), so it can label a metric. `hold`:
- * a request-rate refusal's hold (above); concurrency refusals have none.
+ * key prefix such as `key-burst`, never the key it counted), so it can label a metric. `holdMs`:
+ * how long its answer is held before it is sent (api/limits/refusal-holds.ts); 0 for at once.
  *
  * It carries no stack trace: a limit decided it, not a failing code path, and nothing reads it (a
- * 4xx is never logged with its stack). Capturing one walked the whole middleware chain for every
- * refused request: 1.5 % of the API's time under bench:limits' flood, 4 % of the flood's first
- * 0.3 s (CPU profile, 2026-11-26). Other errors keep theirs.
+ * 4xx is never logged with its stack), while capturing one walks the whole middleware chain for
+ * every refused request. Other errors keep theirs.
  */
 export class RateLimitRefusal extends AppError {
   constructor(
     readonly limit: string,
     message: string,
     retryAfter: number,
-    readonly hold?: RefusalHoldEnd,
+    readonly holdMs = 0,
   ) {
     const frames = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;

@@ -76,7 +76,7 @@ export function conversationRoutes(
     {
       method: 'post', path: '/v1/conversations/:conversationId/turns', operationId: 'ask', tag: 'Conversations',
       summary: 'Send a message; the answer is the turn as Server-Sent Events (start … done | error)',
-      params: conversationIdParam, body: askSchema, holds: 'streams',
+      params: conversationIdParam, body: askSchema, limit: 'streams',
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
       errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'project_archived', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'storage_quota_exceeded', 'temporal_unavailable'],
     },
@@ -91,7 +91,7 @@ export function conversationRoutes(
     {
       method: 'get', path: '/v1/turns/:turnId/events', operationId: 'turnEvents', tag: 'Conversations',
       summary: 'The events of a turn after `Last-Event-ID` (all of them without it), live until its end',
-      params: turnIdParam, holds: 'streams',
+      params: turnIdParam, limit: 'streams',
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
       errors: ['turn_not_found'],
     },
