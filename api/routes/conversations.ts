@@ -107,7 +107,7 @@ export function conversationRoutes(
   r.add(
     {
       method: 'post', path: '/v1/turns/:turnId/cancel', operationId: 'cancelTurn', tag: 'Conversations',
-      summary: 'Cancel a running turn (our addition): it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
+      summary: 'Cancel a running turn: it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
       params: turnIdParam,
       response: { status: 200, description: "The turn's state: `cancelled`, or how it had already ended", schema: turnStateSchema },
       errors: ['turn_not_found', 'temporal_unavailable'],
