@@ -79,6 +79,9 @@ describe('API docs page (/docs) in a real browser', function () {
       assert.match(await row.innerText(), new RegExp(`${code}\\s+${errorCodes[code].status}\\s+`), code);
     }
     assert.ok(text.includes(errorCodes.agent_not_publishable.doc.replaceAll('`', '')), 'a meaning, word for word');
+    // Each code stays on one line (Redoc breaks inline code anywhere; the page's style keeps codes whole).
+    const broken = await section.locator('td:first-child > code').evaluateAll((codes) => codes.filter((c) => c.getClientRects().length > 1).map((c) => c.textContent));
+    assert.deepEqual(broken, [], 'codes broken across lines');
     await section.screenshot({ path: path.join(SHOTS, 'docs-errors.png') });
     await page.close();
   });
