@@ -10,6 +10,8 @@ export const summaries = {
   modelStep: (step: number) => `model step ${step}`,
   /** A tool call, named as the turn's `tool` events name it (`files.write`, `crm.lookup`). */
   tool: (shownName: string) => `tool ${shownName}`,
+  /** The local activity that writes the turn's terminal event (a marker in the history). */
+  turnEnd: (event: 'done' | 'error') => `end the turn: ${event}`,
   /** The timer that ends a turn at `limits.turnTimeoutMs`. */
   turnDeadline: 'turn deadline',
   /** A manager's delegation: its bookkeeping activities (by agent id, then name) and the member's turn (a child workflow). */

@@ -49,10 +49,12 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
   const model = (step: number) => proxyActivities<TurnActivities>({ ...modelOptions, summary: summaries.modelStep(step) });
   // Short, idempotent database writes: run as local activities, in the worker that runs this
   // workflow, without a round trip through the Temporal server (a crash re-runs them; they write once).
-  const bookkeeping = proxyLocalActivities<TurnActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
-  });
+  const bookkeeping = (summary: string) =>
+    proxyLocalActivities<TurnActivities>({
+      startToCloseTimeout: '30 seconds',
+      retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+      summary,
+    });
   // The end of a turn is written whatever happens to the loop.
   const settle = (end: () => Promise<void>) => CancellationScope.nonCancellable(end);
   const usage = { inputTokens: 0, outputTokens: 0 };
@@ -79,15 +81,15 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       }
       return undefined;
     });
-    if (outcome) await settle(() => bookkeeping.finishTurn({ turnId, reply: outcome.reply, usage }));
-    else await settle(() => bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
+    if (outcome) await settle(() => bookkeeping(summaries.turnEnd('done')).finishTurn({ turnId, reply: outcome.reply, usage }));
+    else await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
   } catch (err) {
     const end = workflowScope.consideredCancelled
       ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
       : loop.consideredCancelled && isCancellation(err)
         ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
         : describeFailure(turnId, err);
-    await settle(() => bookkeeping.failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
+    await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
   }
 }
 

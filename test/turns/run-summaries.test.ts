@@ -29,7 +29,7 @@ async function summaryOf(client: Client, metadata: temporal.api.sdk.v1.IUserMeta
 describe('turn runs carry summaries for the Temporal UI', () => {
   const api = useTestApi();
 
-  it('a turn with a tool: "model step N" on the model calls, "tool files.write" on the tool call, "turn deadline" on the timer', async () => {
+  it('a turn with a tool: "model step N" on the model calls, "tool files.write" on the tool call, "turn deadline" on the timer, "end the turn: done"', async () => {
     const { apiKey } = await api.newWorkspace({ credits: 100 });
     const agent = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Scribe', filesystem: 'drive', tools: ['files.write'] } });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
@@ -46,10 +46,14 @@ describe('turn runs carry summaries for the Temporal UI', () => {
     const start = events[0];
     assert.ok(start?.type === 'start');
 
-    const history = await api.temporal.workflow.getHandle(`turn-${start.turnId}`).fetchHistory();
+    const handle = api.temporal.workflow.getHandle(`turn-${start.turnId}`);
+    await handle.result(); // the `done` event is written before the workflow completes
+    const history = await handle.fetchHistory();
     const activities: Array<[string, string | undefined]> = [];
     const timers: Array<string | undefined> = [];
+    const markers: Array<string | undefined> = [];
     for (const e of history.events ?? []) {
+      if (e.markerRecordedEventAttributes) markers.push(await summaryOf(api.temporal, e.userMetadata));
       const scheduled = e.activityTaskScheduledEventAttributes;
       if (scheduled) activities.push([scheduled.activityType?.name ?? '', await summaryOf(api.temporal, e.userMetadata)]);
       if (e.timerStartedEventAttributes) timers.push(await summaryOf(api.temporal, e.userMetadata));
@@ -60,6 +64,7 @@ describe('turn runs carry summaries for the Temporal UI', () => {
       ['modelStep', 'model step 2'],
     ]);
     assert.deepEqual(timers, ['turn deadline']);
+    assert.deepEqual(markers, ['end the turn: done'], 'the local activity that ends the turn');
   });
 
   /**
