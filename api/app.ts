@@ -27,20 +27,15 @@ import { WebhooksService } from '../services/webhooks';
 import { CustomDomainsService } from '../services/custom-domains';
 import type { ApiDeps, ApiState } from './context';
 import { DomainDirectory } from './domain-directory';
-import { AuthFailures } from './auth-failures';
-import type { ConnectionHolds } from './connection-holds';
 import { acmeChallenge } from './middleware/acme-challenge';
 import { hostedRoutes } from './hosted';
 import { accessLog } from './middleware/access-log';
-import { answerAfterHold } from './middleware/held-answers';
 import { agentHosts } from './middleware/agent-hosts';
 import { publicCors } from './middleware/public-cors';
 import { codecCors } from './middleware/codec-cors';
-import { KeyLimits } from './key-limits';
+import { createLimits, type Limits } from './limits';
 import { httpMetrics, metricsEndpoint, refusalMetrics } from './metrics';
-import { PublicRateLimits } from './rate-limits';
 import { PublicOrigins } from './public-origins';
-import { RefusalHold } from './refusal-hold';
 import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -87,12 +82,10 @@ function signingKey(config: Config): UrlSigningKeys {
 }
 
 /** Every route, each declared once with its contract (see routing.ts). */
-function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthFailures): ApiRouter {
-  const refusalHold = new RefusalHold(deps.config.RATE_LIMIT_HOLD_MS, deps.config.RATE_LIMIT_HOLD_MAX);
-  const keyLimits = new KeyLimits(deps.db, deps.repos.leases, deps.config, refusalHold, (err) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself'));
+function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits): ApiRouter {
   const r = new ApiRouter({
-    authenticate: requireApiKey(deps.keyCache, keyLimits, failures),
-    hold: (kind) => keyLimits.hold(kind),
+    authenticate: requireApiKey(deps.keyCache, limits),
+    limit: (name) => limits.route(name),
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
   });
   const schedules = new TriggerSchedules({
@@ -105,10 +98,9 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
   const box = secretBoxFromConfig(deps.config);
   const webhooks = new WebhooksService({ repos: deps.repos, box });
   const agents = new AgentsService({ ...deps, schedules, webhooks });
-  const limits = new PublicRateLimits(deps.db, deps.config, refusalHold);
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
-  diagnosticsRoutes(r, deps, refusalHold);
+  diagnosticsRoutes(r, deps, limits);
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   allowedOriginRoutes(r, new AllowedOriginsService({ repos: deps.repos }));
@@ -207,7 +199,6 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, failures: AuthF
     turns: deps.repos.turns,
     hub: deps.hub,
     stream,
-    failures,
   });
   codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN });
   openApiRoute(r, deps.config.baseURL);
@@ -226,13 +217,14 @@ export function domainDirectory(deps: ApiDeps): DomainDirectory {
   return new DomainDirectory({ repo: deps.repos.customDomains, box: secretBoxFromConfig(deps.config), ttlMs: 5_000, missTtlMs: 1_000 });
 }
 
-/** Failed credentials per client address, in this process's memory; shared by the app and the HTTPS listener's SNI. */
-export function authFailures(deps: ApiDeps): AuthFailures {
-  return new AuthFailures({ perAddress: deps.config.AUTH_FAILURES_PER_ADDRESS, windowSeconds: deps.config.AUTH_FAILURES_WINDOW_SECONDS });
+/** The API's limits (limits/index.ts); shared by the app and the HTTPS listener's SNI (failed credentials). */
+export function limitsOf(deps: ApiDeps): Limits {
+  const onError = (err: unknown) => deps.logger.warn({ err }, 'a lease could not be renewed or released; it expires by itself');
+  return createLimits({ db: deps.db, leases: deps.repos.leases, config: deps.config, onError });
 }
 
 /** The Koa application: middleware in order, then the routes; anything else is a 404. */
-export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: ConnectionHolds, failures: AuthFailures): Koa<ApiState> {
+export function createApp(deps: ApiDeps, directory: DomainDirectory, limits: Limits): Koa<ApiState> {
   // maxIpsCount 1: the address our proxy appended, not one a client wrote into X-Forwarded-For.
   const app = new Koa<ApiState>({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our handler, not Koa's default printer
@@ -246,15 +238,15 @@ export function createApp(deps: ApiDeps, directory: DomainDirectory, holds: Conn
   app.use(accessLog(deps.logger));
   app.use(httpMetrics(deps.metrics));
   // Inside the log and the metrics, so both still count a held refusal's hold; outside the rest.
-  app.use(answerAfterHold);
+  app.use(limits.answerAfterHold);
   app.use(publicCors);
   app.use(codecCors(deps.config.CODEC_CORS_ORIGIN));
-  app.use(errorHandler(deps.logger, holds));
+  app.use(errorHandler(deps.logger));
   app.use(refusalMetrics(deps.metrics));
   app.use(acmeChallenge(deps.repos.customDomains));
-  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory, failures));
+  app.use(agentHosts(deps.repos.deployments, deps.config.AGENTS_DOMAIN, directory, limits.failures));
 
-  app.use(createRoutes(deps, directory, failures).router.routes());
+  app.use(createRoutes(deps, directory, limits).router.routes());
   app.use(
     hostedRoutes({
       deployments: deps.repos.deployments,

@@ -34,8 +34,8 @@ export interface ApiState {
   keyId?: string;
   /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
   site?: ServedAgent;
-  /** Set by the error handler for a held refusal: its answer waits for this (middleware/held-answers.ts). */
-  answerAfter?: Promise<unknown>;
+  /** Set by the error handler for a held refusal: its answer is sent this many ms later (limits/refusal-holds.ts). */
+  holdMs?: number;
 }
 
 export type ApiContext = Koa.ParameterizedContext<ApiState>;

@@ -18,7 +18,7 @@ interface Entry {
 
 const MAX_ENTRIES = 10_000;
 
-/** What a lookup on behalf of a client does around the query it may cost (auth-failures.ts). */
+/** What a lookup on behalf of a client does around the query it may cost (limits/auth-failures.ts). */
 export interface LookupGuard {
   /** Before the name is read from PostgreSQL: throws to refuse the client without a query. */
   beforeQuery(): Promise<void>;

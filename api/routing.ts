@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
 import type { ApiContext, ApiState } from './context';
-import type { ConcurrencyKind } from './key-limits';
+import type { RouteLimit } from './limits';
 import { jsonBody } from './middleware/json-body';
 import { AppError } from '../domain/errors';
 import { undecodablePathParam, undecodableQueryParam } from './undecodable';
@@ -17,6 +17,8 @@ interface RouteResponse {
   description: string;
   /** JSON body schema; absent for 204 and for non-JSON bodies. */
   schema?: z.ZodType;
+  /** `text/event-stream` only: the schema of each event's `data` (api/openapi.ts documents the wire format). */
+  events?: z.ZodType;
   contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html';
 }
 
@@ -46,8 +48,12 @@ interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   response: RouteResponse;
   /** Error codes this route can answer besides the ones every route can (400/401/5xx). */
   errors?: ErrorCode[];
-  /** A slot of the API key this route's response holds until it closes (README: Limits); needs `auth: 'apiKey'`. */
-  holds?: ConcurrencyKind;
+  /**
+   * What the route is limited by besides its API key's request rate (docs/limits.md), checked
+   * before its handler: a slot of its API key held until the response closes (`streams`,
+   * `uploads`; needs `auth: 'apiKey'`), or the public reads of the client's address.
+   */
+  limit?: RouteLimit;
 }
 
 export type AnyRouteDef = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
@@ -66,8 +72,8 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
 interface ApiRouterOptions {
   /** Runs before routes whose `auth` is `apiKey`. */
   authenticate: Middleware<ApiState>;
-  /** Runs after `authenticate` on routes that declare `holds`. */
-  hold: (kind: ConcurrencyKind) => Middleware<ApiState>;
+  /** Runs after `authenticate` on routes that declare a `limit`. */
+  limit: (name: RouteLimit) => Middleware<ApiState>;
   bodyLimitBytes: number;
 }
 
@@ -92,7 +98,7 @@ export class ApiRouter {
     this.defs.push(def);
     const before: Middleware<ApiState>[] = [];
     if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
-    if (def.holds) before.push(this.options.hold(def.holds));
+    if (def.limit) before.push(this.options.limit(def.limit));
     const { authorize } = def;
     if (authorize) {
       before.push(async (ctx, next) => {

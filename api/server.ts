@@ -3,11 +3,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { cameThroughProxy } from '../infra/proxied-sockets';
 import type { ApiDeps } from './context';
-import { authFailures, createApp, domainDirectory } from './app';
-import type { AuthFailures } from './auth-failures';
-import { ConnectionAdmission } from './connection-admission';
-import { ConnectionHolds, type RequestListener } from './connection-holds';
+import { createApp, domainDirectory, limitsOf } from './app';
 import type { DomainDirectory } from './domain-directory';
+import type { AuthFailures } from './limits';
+import { admitNewConnections, type RequestListener } from './limits/connection-admission';
 import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
 
 interface ApiServer {
@@ -56,7 +55,7 @@ function closeServer(server: Server): Promise<void> {
  * The HTTPS listener of custom domains: the certificate is chosen by SNI from the domains this
  * replica serves (read from PostgreSQL, cached seconds), so a new or renewed certificate needs no
  * restart. A name with no certificate fails the handshake; so does any name from a client address
- * past its failures (auth-failures.ts), before a query.
+ * past its failures (limits/auth-failures.ts), before a query.
  */
 function httpsServer(directory: DomainDirectory, failures: AuthFailures, handler: RequestListener, requestTimeout: number): Server {
   return createHttpsServer(
@@ -97,19 +96,16 @@ export async function startApiServer(
   httpsPort = deps.config.HTTPS_PORT,
 ): Promise<ApiServer> {
   const directory = domainDirectory(deps);
-  const failures = authFailures(deps);
-  // A request on a connection waiting out a refusal's hold waits before the app (connection-holds.ts);
-  // under a storm of new connections, their first requests start a few per turn (connection-admission.ts).
-  const holds = new ConnectionHolds();
-  const app = createApp(deps, directory, holds, failures).callback();
-  const handler = dropForwardingHeaders(holds.gate(new ConnectionAdmission().gate(app)));
+  const limits = limitsOf(deps);
+  // Under a storm of new connections, their first requests start a few per turn (limits/connection-admission.ts).
+  const handler = dropForwardingHeaders(admitNewConnections(createApp(deps, directory, limits).callback()));
   const server = createServer(timeouts(deps.config.REQUEST_TIMEOUT_MS), handler);
   // PROXY_PROTOCOL (README: Production layout): the listeners behind a TCP pass-through proxy.
   const proxied = deps.config.PROXY_PROTOCOL;
   const closeWaiting: Array<() => void> = [];
   if (proxied === 'all') closeWaiting.push(expectProxyProtocol(server, 'http'));
   const boundPort = await listen(server, port, host);
-  const tls = httpsPort === undefined ? undefined : httpsServer(directory, failures, handler, deps.config.REQUEST_TIMEOUT_MS);
+  const tls = httpsPort === undefined ? undefined : httpsServer(directory, limits.failures, handler, deps.config.REQUEST_TIMEOUT_MS);
   if (tls && proxied !== 'off') closeWaiting.push(expectProxyProtocol(tls, 'tls'));
   let boundHttps: number | undefined;
   try {

@@ -35,8 +35,8 @@ const UPLOADS = process.env.BENCH_LIMITS_UPLOADS !== 'false';
  */
 const FLOOD_NICE = Number(process.env.BENCH_LIMITS_FLOOD_NICE ?? 19);
 /**
- * Node options of the API: by default what production runs it with (README: Production layout,
- * "The API's young generation"); `BENCH_LIMITS_API_NODE_ARGS=` (empty) runs it with V8's defaults.
+ * Node options of the API: by default what production runs it with (`npm start`, docker-compose.yml);
+ * `BENCH_LIMITS_API_NODE_ARGS=` (empty) runs it with V8's defaults.
  */
 const API_NODE_ARGS = (process.env.BENCH_LIMITS_API_NODE_ARGS ?? '--max-semi-space-size=64').split(/\s+/).filter(Boolean);
 /**
@@ -53,8 +53,7 @@ const CALM_EVERY_MS = 100;
  * The limits the API runs with: an operator's choice for a small machine, below the generous
  * defaults. What the flooding keys may still do within them must fit the machine: the well-behaved
  * client shares the API's event loop and connection pool with it. The per-minute budget leaves the
- * well-behaved client room: it reads 10 a second for over a minute (warm-up, quiet, flood), and at
- * 600 a minute its 601st request in one minute was refused.
+ * well-behaved client room: it reads 10 a second for over a minute (warm-up, quiet and flood).
  */
 const LIMITS = { KEY_BURST_PER_SECOND: '20', KEY_REQUESTS_PER_MINUTE: '900', KEY_UPLOADS_MAX: '5' };
 

@@ -227,7 +227,7 @@ export const envSchema = z.object({
   WEBHOOK_DELIVERY_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(100, 'at most 100').default(8),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(100, 'at least 100').default(10_000),
   /**
-   * Limits of one API key, one workspace and one request (README: Limits). Counts are kept in
+   * Limits of one API key, one workspace and one request (docs/limits.md). Counts are kept in
    * PostgreSQL, so they hold across API replicas. Defaults are generous: they stop a runaway client,
    * not a busy one.
    */
@@ -236,11 +236,9 @@ export const envSchema = z.object({
   KEY_STREAMS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(100),
   KEY_UPLOADS_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(10),
   /**
-   * A request-rate refusal (429) is held this long ± 50 % (random, so refused clients do not come
-   * back together): a connection's first refusal in its answer, its later ones in the connection
-   * (api/connection-holds.ts), so a client that asks again at once slows to one request per
-   * connection per hold; 0 holds none. At most RATE_LIMIT_HOLD_MAX refusals are held at once per
-   * API process.
+   * A request-rate refusal (429) is answered after this long ± 50 % (random, so refused clients do
+   * not come back together): a client that asks again at once slows to one request per connection
+   * per hold; 0 holds none. At most RATE_LIMIT_HOLD_MAX refusals are held at once per API process.
    */
   RATE_LIMIT_HOLD_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(0, 'at least 0').max(10_000, 'at most 10000').default(1000),
   RATE_LIMIT_HOLD_MAX: z.coerce.number({ error: 'a number' }).int('a whole number').min(0, 'at least 0').default(5000),

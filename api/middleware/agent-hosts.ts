@@ -2,9 +2,9 @@ import type { Next } from 'koa';
 import type { DeploymentsRepository } from '../../db/repositories/deployments';
 import { AppError } from '../../domain/errors';
 import { classifyHost } from '../../domain/publishing';
-import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { DomainDirectory } from '../domain-directory';
+import type { AuthFailures } from '../limits';
 import { sendNotFoundPage } from '../not-found-page';
 import { isPublicPath } from './public-cors';
 
@@ -19,7 +19,7 @@ const servedOnAgentHosts = (path: string) => path === '/' || path.startsWith('/e
  * (the bare domain, deeper names, an unknown slug, an expired test label) answers 404 on every
  * path: the API is served only on hosts outside it. A served custom domain (README: Custom
  * domains) is its agent's production host too. Unknown hosts are failures of the client's
- * address (auth-failures.ts): past its limit, no lookup at all.
+ * address (limits/auth-failures.ts): past its limit, no lookup at all.
  */
 export function agentHosts(deployments: DeploymentsRepository, agentsDomain: string, domains: DomainDirectory, failures: AuthFailures) {
   return async function routeByHost(ctx: ApiContext, next: Next): Promise<void> {

@@ -1,25 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { Next } from 'koa';
 import { apiKeyPattern } from '../../db/repositories/api-keys';
 import { AppError } from '../../domain/errors';
-import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { ApiKeyCache } from '../key-cache';
-import type { KeyLimits } from '../key-limits';
-
-/** What a key is counted under: a digest, so the key's text is never stored with its counts. */
-const rateKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
+import { digest, type Limits } from '../limits';
 
 /**
  * `Authorization: Bearer sk_…` resolves the workspace; anything else is a 401 (there is no 403).
  * A well-formed key is counted against its rate limits (429 `rate_limited` beyond them) before it
- * is looked up, so a flood that is over its limits is refused from memory without a query (a key
- * far from its limits goes on at once and is counted behind: limit-headroom.ts).
+ * is looked up, so a flood that is over its limits is refused from memory without a query.
  * `apiKeys` is the process's key cache (key-cache.ts): a known live key costs no lookup. An unknown
- * key is a failure of the client's address (auth-failures.ts); past their limit, a key the cache
- * does not hold is refused before it is counted or looked up.
+ * key is a failure of the client's address (limits/auth-failures.ts); past their limit, a key the
+ * cache does not hold is refused before it is counted or looked up.
  */
-export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve' | 'knows'>, limits: Pick<KeyLimits, 'request'>, failures: AuthFailures) {
+export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve' | 'knows'>, limits: Pick<Limits, 'apiKey' | 'failures'>) {
+  const { failures } = limits;
   return async function authenticate(ctx: ApiContext, next: Next): Promise<void> {
     const header = ctx.get('authorization');
     if (!header) throw new AppError('missing_api_key', 'send the API key as `Authorization: Bearer <key>`');
@@ -27,7 +22,7 @@ export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve' | 'knows'>, l
     const key = match?.[1];
     if (!key || !apiKeyPattern.test(key)) throw new AppError('invalid_api_key', 'the API key is malformed');
     if (!apiKeys.knows(key)) await failures.check(ctx.ip);
-    await limits.request(rateKey(key));
+    await limits.apiKey(digest(key));
     const resolved = await apiKeys.resolve({ apiKey: key });
     if (!resolved) {
       failures.failed(ctx.ip);

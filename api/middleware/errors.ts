@@ -2,7 +2,6 @@ import type { Next } from 'koa';
 import { AppError, type ErrorBody, RateLimitRefusal } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
 import { isDatabaseUnavailable, isTemporalUnavailable } from '../../infra/outage';
-import type { ConnectionHolds } from '../connection-holds';
 import type { ApiContext } from '../context';
 import { loggablePath } from './access-log';
 
@@ -48,7 +47,7 @@ function render(ctx: ApiContext, err: AppError): void {
  * one of the statuses the API answers (400, 401, 404, 409, 429, 5xx, and 413 for an inbound webhook's payload or a full storage quota; README: Error codes). Unexpected errors are logged with the request id and
  * answered as `internal_error` without their message or stack.
  */
-export function errorHandler(logger: Logger, holds: ConnectionHolds) {
+export function errorHandler(logger: Logger) {
   return async function handleErrors(ctx: ApiContext, next: Next): Promise<void> {
     try {
       await next();
@@ -57,12 +56,9 @@ export function errorHandler(logger: Logger, holds: ConnectionHolds) {
       if (known) {
         // The cause (a gRPC or provider error) goes to the log only.
         if (known.status >= 500) logger.warn({ err: e, cause: known.cause, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, known.message);
-        if (known instanceof RateLimitRefusal) {
-          // Held in its answer or in its connection (connection-holds.ts).
-          const { refusal, after } = holds.answer(ctx.req, ctx.res, known);
-          render(ctx, refusal);
-          if (after) ctx.state.answerAfter = after;
-        } else render(ctx, known);
+        // A request-rate refusal's answer is held outside this handler (limits/refusal-holds.ts).
+        if (known instanceof RateLimitRefusal && known.holdMs > 0) ctx.state.holdMs = known.holdMs;
+        render(ctx, known);
         return;
       }
       logger.error({ err: e, requestId: ctx.state.requestId, path: loggablePath(ctx.path) }, 'unhandled error');

@@ -6,8 +6,7 @@ import type { roundTripProbe } from '../../workflows/probe';
 import { WorkspaceIdKey } from '../../workflows/search-attributes';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
-import { consume, limitCounts, postgresLimiter } from '../rate-limits';
-import type { RefusalHold } from '../refusal-hold';
+import type { Limits } from '../limits';
 import type { ApiRouter } from '../routing';
 
 const roundTripBody = z
@@ -31,14 +30,12 @@ const WAIT_MS = 15_000;
  * `POST /v1/diagnostics/round-trip`: runs a probe workflow on a task queue and waits for it.
  * Proves API → Temporal → worker → Postgres for an operator; the run is findable in the
  * Temporal UI by `WorkspaceId`. Each probe starts a workflow and writes a row, so it is not for
- * every key (README: Limits): only a workspace an operator allowed (`hosted-agents workspace
+ * every key (docs/limits.md): only a workspace an operator allowed (`hosted-agents workspace
  * diagnostics ID --allow`) may run it — to any other it is 404, like a route that does not exist
  * — at most `DIAGNOSTICS_PER_MINUTE` times a minute; rows older than `PROBE_RETENTION_DAYS` are
  * deleted as each probe starts.
  */
-export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'db' | 'repos'>, refusalHold: RefusalHold): void {
-  const perWorkspace = postgresLimiter(db, 'diagnostics', config.DIAGNOSTICS_PER_MINUTE, 60);
-  const gate = limitCounts();
+export function diagnosticsRoutes(r: ApiRouter, { temporal, config, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'repos'>, limits: Pick<Limits, 'diagnostics'>): void {
   r.add(
     {
       method: 'post', path: '/v1/diagnostics/round-trip', operationId: 'roundTrip', tag: 'Operations',
@@ -50,7 +47,7 @@ export function diagnosticsRoutes(r: ApiRouter, { temporal, config, db, repos }:
     async (ctx, { body }) => {
       const workspaceId = workspaceOf(ctx);
       if (!(await repos.workspaces.diagnosticsAllowed({ id: workspaceId }))) throw new AppError('not_found', 'no such route');
-      await consume(perWorkspace, workspaceId, 'diagnostics probes from this workspace', refusalHold, gate);
+      await limits.diagnostics(workspaceId);
       await repos.probes.prune({ before: new Date(Date.now() - config.PROBE_RETENTION_DAYS * 86_400_000) });
       const probeId = newId('probe');
       const started = performance.now();

@@ -53,7 +53,7 @@ export function fileSpaceRoutes(
     {
       method: 'put', path: `${opts.base}/*path`, operationId: `write${opts.noun}File`, tag: opts.tag,
       summary: `Create or replace a file of ${opts.what} (raw bytes, at most ${MAX_FILE_BYTES} bytes)`,
-      params: fileParams, rawBody: true, holds: 'uploads',
+      params: fileParams, rawBody: true, limit: 'uploads',
       response: { status: 200, description: 'The stored file', schema: fileEntrySchema },
       errors: [opts.ownerNotFound, 'file_too_large', 'storage_quota_exceeded', 'path_conflict'],
     },

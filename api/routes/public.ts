@@ -4,15 +4,15 @@ import { messageSchema } from '../../domain/conversation';
 import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema, VISITOR_TOKEN_HEADER, visitorTokenSchema } from '../../domain/publishing';
 import type { PublicChatService } from '../../services/public-chat';
 import type { SessionIdentity, VisitorIdentityService } from '../../services/visitor-identity';
-import type { AuthFailures } from '../auth-failures';
 import type { ApiContext } from '../context';
 import type { PublicOrigins } from '../public-origins';
-import type { PublicRateLimits } from '../rate-limits';
+import type { AuthFailures, Limits } from '../limits';
 import { type ApiRouter, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
 import type { TurnsRepository } from '../../db/repositories/turns';
 import { AppError } from '../../domain/errors';
+import { turnEventSchema } from '../../domain/turn-events';
 
 const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
 const tokenParam = z.object({ token: z.string().min(1).max(200) });
@@ -29,17 +29,16 @@ const historySchema = listSchema(
 interface PublicRouteDeps {
   chat: PublicChatService;
   identity: VisitorIdentityService;
-  limits: PublicRateLimits;
+  limits: Pick<Limits, 'publicChat' | 'failures'>;
   origins: PublicOrigins;
   turns: TurnsRepository;
   hub: TurnEventHub;
   stream: TurnStreamOptions;
-  failures: AuthFailures;
 }
 
 /**
  * A token lookup for the client at `address`: refused from memory once the address has failed too
- * often (auth-failures.ts), and counted as a failure when it answers `unknown`.
+ * often (limits/auth-failures.ts), and counted as a failure when it answers `unknown`.
  */
 async function lookupToken<T>(failures: AuthFailures, address: string, unknown: 'invalid_public_token' | 'agent_not_found', lookup: () => Promise<T>): Promise<T> {
   await failures.check(address);
@@ -57,7 +56,8 @@ async function lookupToken<T>(failures: AuthFailures, address: string, unknown: 
  * deployment's host, with the host itself (the test URL is the owner's capability).
  */
 export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
-  const { chat, limits, failures } = deps;
+  const { chat, limits } = deps;
+  const { failures } = limits;
   const byBearerOrHost = (ctx: ApiContext): Promise<ServedAgent> =>
     ctx.state.site?.testDeploymentId
       ? Promise.resolve(ctx.state.site)
@@ -81,13 +81,11 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     {
       method: 'get', path: '/v1/public/agents/by-token/:token', operationId: 'publicAgentByToken', tag: 'Public', auth: 'none',
       summary: 'The deployed agent a publishable token names (used by embeds to find their page)',
-      params: tokenParam,
+      params: tokenParam, limit: 'public-reads',
       response: { status: 200, description: 'The agent', schema: agentByTokenSchema },
       errors: ['agent_not_found', 'rate_limited'],
     },
     async (ctx, { params }) => {
-      await failures.check(ctx.ip);
-      await limits.read(ctx.ip);
       return lookupToken(failures, ctx.ip, 'agent_not_found', () => chat.agentByToken(params.token));
     },
   );
@@ -95,12 +93,11 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     {
       method: 'get', path: '/v1/public/agents/:agentId', operationId: 'publicAgent', tag: 'Public', auth: 'none',
       summary: 'Public metadata of an agent deployed to production (404 otherwise)',
-      params: agentIdParam,
+      params: agentIdParam, limit: 'public-reads',
       response: { status: 200, description: 'The agent', schema: publicAgentSchema },
       errors: ['agent_not_found', 'rate_limited'],
     },
     async (ctx, { params }) => {
-      await limits.read(ctx.ip);
       // The embed reads the list here to refuse to boot elsewhere; CORS stays `*` so it can.
       const [agent, allowedOrigins] = await Promise.all([chat.publicAgent(params.agentId), deps.origins.of(params.agentId)]);
       return { ...agent, allowedOrigins };
@@ -111,12 +108,12 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       method: 'post', path: '/v1/public/chat', operationId: 'publicChat', tag: 'Public', auth: 'none',
       summary: "A visitor's message; the answer is the turn as Server-Sent Events. One conversation per (agent, user.id, verified or not)",
       body: publicChatBodySchema,
-      response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream' },
+      response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream', events: turnEventSchema },
       errors: [...publicAuth, 'turn_in_progress', 'temporal_unavailable'],
     },
     async (ctx, { body }) => {
       const agent = await served(ctx);
-      await limits.chat({ agentId: agent.agentId, userId: body.user.id, address: ctx.ip });
+      await limits.publicChat({ agentId: agent.agentId, userId: body.user.id, address: ctx.ip });
       const user = await deps.identity.resolve(agent.agentId, body.user, 'body.user.token');
       const asked = await chat.ask(agent, { content: body.content, user }, ctx.state.requestId);
       if ('refused' in asked) {
@@ -133,13 +130,12 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     {
       method: 'get', path: '/v1/public/chat/messages', operationId: 'publicHistory', tag: 'Public', auth: 'none',
       summary: "The visitor's conversation so far (`?userId=`; a verified visitor's with the `X-Visitor-Token` header), and its running turn",
-      query: publicVisitorQuerySchema,
+      query: publicVisitorQuerySchema, limit: 'public-reads',
       response: { status: 200, description: 'The messages', schema: historySchema },
       errors: [...publicAuth],
     },
     async (ctx, { query }) => {
       const agent = await served(ctx);
-      await limits.read(ctx.ip);
       return chat.history(agent, await queryVisitor(ctx, agent, query.userId));
     },
   );
@@ -147,15 +143,14 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     {
       method: 'get', path: '/v1/public/turns/:turnId/events', operationId: 'publicTurnEvents', tag: 'Public', auth: 'none',
       summary: "A turn of the visitor's conversation (`?userId=`, and `X-Visitor-Token` for a verified one) after `Last-Event-ID`, live until its end",
-      params: turnIdParam, query: eventsQuery,
-      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      params: turnIdParam, query: eventsQuery, limit: 'public-reads',
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
       errors: [...publicAuth, 'turn_not_found'],
     },
     async (ctx, { params, query }) => {
       const after = lastEventId(ctx);
       if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
       const agent = await served(ctx);
-      await limits.read(ctx.ip);
       const turnId = await chat.visitorTurn(agent, await queryVisitor(ctx, agent, query.userId), params.turnId);
       streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, turnId, after, deps.stream);
       return undefined;

@@ -6,7 +6,7 @@ import type { WebhookRuns } from '../../services/webhook-runs';
 import type { WebhooksService } from '../../services/webhooks';
 import { type ApiContext, workspaceOf } from '../context';
 import { refuseDeepJson } from '../json-text';
-import type { PublicRateLimits } from '../rate-limits';
+import type { Limits } from '../limits';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 import { parseInput } from '../validate';
 import { agentIdParam } from './agents';
@@ -53,7 +53,7 @@ async function readPayload(ctx: ApiContext, limitBytes: number): Promise<unknown
 interface WebhookRouteDeps {
   webhooks: WebhooksService;
   runs: WebhookRuns;
-  limits: PublicRateLimits;
+  limits: Pick<Limits, 'webhook'>;
   bodyLimitBytes: number;
   publicBaseURL: string | undefined;
 }
@@ -67,13 +67,12 @@ export function webhookRoutes(r: ApiRouter, deps: WebhookRouteDeps): void {
     {
       method: 'post', path: '/v1/hooks/:token', operationId: 'receiveWebhook', tag: 'Webhooks', auth: 'none',
       summary: "A webhook trigger's inbound URL: the JSON payload starts one run of the agent; answers at once",
-      params: tokenParam,
+      params: tokenParam, limit: 'public-reads',
       rawBody: { contentType: 'application/json', description: 'Any JSON object or array, at most WEBHOOK_BODY_LIMIT_BYTES. Optional `Idempotency-Key` (or `webhook-id`) header: a repeat answers the first run.' },
       response: { status: 202, description: 'The run started (the turn runs on; follow it with GET /v1/turns/{turnId}/events)', schema: webhookAcceptedSchema },
       errors: ['webhook_not_found', 'invalid_json', 'payload_too_large', 'insufficient_credits', 'conversation_not_ready', 'rate_limited', 'temporal_unavailable'],
     },
     async (ctx, { params }) => {
-      await deps.limits.read(ctx.ip);
       const hook = await deps.runs.find(params.token);
       await deps.limits.webhook(hook.id);
       const key = idempotencyKey(ctx);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ConnectionAdmission } from '../../api/connection-admission';
+import { admitNewConnections } from '../../api/limits/connection-admission';
 
 /** A request as the gate sees it: its connection, and a name to tell it by. */
 interface FakeSocket {
@@ -14,9 +14,9 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 describe('connection admission: a storm of new connections is started a few per turn', () => {
   function harness(perTurn: number) {
     const started: string[] = [];
-    const gate = new ConnectionAdmission(perTurn).gate((req) => {
+    const gate = admitNewConnections((req) => {
       started.push((req as IncomingMessage & { name: string }).name);
-    });
+    }, perTurn);
     return { started, send: (socket: FakeSocket, name: string) => gate(request(socket, name), response) };
   }
 

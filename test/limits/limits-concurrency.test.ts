@@ -4,7 +4,7 @@ import { fixture } from '../support/fixture';
 import { call, type ErrorJson } from '../../harness/http';
 import { assertRateLimited, endlessTurn, newConversation, openStream, trickleUpload } from '../support/limits';
 import { waitFor } from '../support/wait';
-import { LeaseKeeper } from '../../api/leases';
+import { LeaseKeeper } from '../../api/limits/leases';
 
 describe('limits: streams, uploads and running turns at once', () => {
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_STREAMS_MAX: 2, KEY_UPLOADS_MAX: 1, WORKSPACE_RUNNING_TURNS_MAX: 2 } }));

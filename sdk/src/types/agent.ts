@@ -2,7 +2,7 @@ import type { Trigger } from './trigger.js';
 
 /**
  * Agents: the record of one version, its parts, and the fields of `create` and `update`. Field
- * names are the spec's; timestamps are strings as sent by the service. The server's schemas are
+ * names are the API's; timestamps are strings as sent by the service. The server's schemas are
  * in `domain/agent.ts`; test/api/sdk-types-agree.unit.test.ts keeps the two in step.
  */
 
@@ -234,7 +234,7 @@ export type UpdateAgentFields = Partial<Omit<CreateAgentFields, 'id' | 'greeting
   greeting?: string | null;
 };
 
-/** An agent's credit cap (`agent.creditCap()`, our addition). */
+/** An agent's credit cap (`agent.creditCap()`). */
 export interface CreditCap {
   /** The agent's id. */
   agentId: string;

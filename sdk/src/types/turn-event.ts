@@ -16,7 +16,7 @@ export interface Step {
 }
 
 /**
- * One event of a turn, discriminated by `type`: exactly the spec's TurnEvent table. A turn's
+ * One event of a turn, discriminated by `type` (the Turn events section of `/docs`). A turn's
  * events end with exactly one `done` or `error`. A failure while iterating a turn (including
  * one of the request itself) arrives as an `error` event, after which the iteration ends.
  *

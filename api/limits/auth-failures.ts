@@ -1,13 +1,13 @@
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { RateLimitRefusal } from '../domain/errors';
+import { RateLimitRefusal } from '../../domain/errors';
 
 /** What a name that failed once is remembered by, so a name asked again is not counted again. */
 const SEEN_NAMES_MAX = 20_000;
 
 /**
- * Failed credentials per client address, counted in this process's memory (README: Limits): an
+ * Failed credentials per client address, counted in this process's memory (docs/limits.md): an
  * unknown API key, publishable token, agent host, custom-domain name or SNI name. Past
  * `perAddress` failures in a window of `windowSeconds`, the address is refused before anything
  * is looked up — a flood of guesses then costs no query — until its window ends. Only failures

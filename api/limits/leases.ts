@@ -1,5 +1,4 @@
-import type { LeasesRepository } from '../db/repositories/leases';
-import { CountGate } from './count-gate';
+import type { LeasesRepository } from '../../db/repositories/leases';
 
 /** How long a lease lives unless renewed; a replica that dies frees its leases within this. */
 const LEASE_TTL_SECONDS = 60;
@@ -13,11 +12,11 @@ export class LeaseKeeper {
   private readonly held = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   /**
-   * One take of a holder's kind at a time in this process: opens that race for the last free
-   * slots would otherwise wait on each other's rows in PostgreSQL, each holding a pooled
-   * connection (and could be refused below the limit); here they wait in memory instead.
+   * Per holder and kind, the last take in this process: takes of one holder run one at a time, so
+   * opens racing for its last free slots wait here instead of on each other's rows in PostgreSQL
+   * (where they could be refused below the limit).
    */
-  private readonly takes = new CountGate(1);
+  private readonly takes = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly leases: LeasesRepository,
@@ -27,7 +26,7 @@ export class LeaseKeeper {
 
   /** A lease of `kind` for `holder` if it holds fewer than `limit`, with the function that gives it back; undefined when full. */
   async take(holder: string, kind: string, limit: number): Promise<(() => void) | undefined> {
-    const id = await this.takes.run(`${holder}:${kind}`, () => this.leases.acquire({ holder, kind, limit, ttlSeconds: LEASE_TTL_SECONDS }));
+    const id = await this.oneAtATime(`${holder}:${kind}`, () => this.leases.acquire({ holder, kind, limit, ttlSeconds: LEASE_TTL_SECONDS }));
     if (id === undefined) return undefined;
     this.held.add(id);
     this.timer ??= setInterval(() => this.renew(), RENEW_EVERY_MS);
@@ -42,6 +41,14 @@ export class LeaseKeeper {
       }
       this.leases.release({ id }).catch(this.onError);
     };
+  }
+
+  private oneAtATime<T>(key: string, operation: () => Promise<T>): Promise<T> {
+    const turn = (this.takes.get(key) ?? Promise.resolve()).then(operation);
+    const settled = turn.catch(() => undefined);
+    this.takes.set(key, settled);
+    void settled.then(() => this.takes.get(key) === settled && this.takes.delete(key));
+    return turn;
   }
 
   private renew(): void {
