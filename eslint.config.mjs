@@ -73,6 +73,21 @@ export default tseslint.config(
     },
   },
   {
+    // domain/ is pure types and functions: waiting, timers and I/O belong to the layers that do them.
+    files: ['domain/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'Promise'].map((name) => ({ name, message: 'domain/ holds no timers or promises' })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: ':function[async=true]', message: 'domain/ holds pure functions: async work belongs in services/, activities/ or infra/' },
+        { selector: "TSTypeReference[typeName.name='Promise']", message: 'domain/ holds no promises' },
+      ],
+    },
+  },
+  {
     // Each command loads its modules only when it runs, and a library few processes use only when
     // it is first needed (docs/operations.md: Start-up): require() on purpose.
     files: ['cli/main.ts', 'cli/runtime.ts', 'activities/acme.ts', 'activities/tools/mcp/tools.ts'],

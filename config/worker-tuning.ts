@@ -3,8 +3,8 @@ import type { WorkerOptions } from '@temporalio/worker';
 /**
  * The worker's tuning defaults, kept in config/ beside the variables that override them (env.ts).
  *
- * The options every Worker of a `hosted-agents worker` process runs with — and the bare baseline
- * worker of bench:turns (bench/bare/worker.ts), so that the engine it measures is configured like
+ * The options every Worker of a `hosted-agents worker` process runs with — and the baseline worker
+ * of the turns benchmark (bench/bare/worker.ts), so that the engine it measures is configured like
  * ours. Where we keep a Temporal 1.24 default it is said here, so that a change is deliberate.
  *
  * Kept at Temporal's defaults (bench/README.md, "Worker memory"):

@@ -86,8 +86,8 @@ const callsWithContext = new WeakMap<ConnectionLike, number>();
  * `connection.withDeadline(deadline, fn)`, leaving the connection's call context switched off
  * once no such call is in flight. The Temporal client keeps deadlines in an AsyncLocalStorage,
  * and on Node 20 the first `run` of any AsyncLocalStorage installs a promise hook that stays for
- * the life of the process: every promise of every request then pays for it (an await-heavy loop
- * ran 2.7× slower; the API's middleware is such a loop, bench:limits). `disable()` removes the
+ * the life of the process: every promise of every request then pays for it, and the API's
+ * middleware is an await-heavy loop. `disable()` removes the
  * hook while no other storage needs it. Every call of the client's `withDeadline`,
  * `withMetadata` or `withAbortSignal` in this project goes through here (eslint forbids the
  * others), so none is in flight when the context is switched off.

@@ -39,26 +39,29 @@ export interface Count {
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
- * Counts one request against every limit of `counts`, each under its own key, at once (one round
- * trip). Refused by any: 429 `rate_limited` named after the refusing limit with the longest wait,
- * answered after a hold (refusal-holds.ts) with `retryAfter` net of it, once every point the
- * request took is given back (a refused request spends nothing; a retry finds them). A failure
- * of PostgreSQL with no refusal is 503 `database_unavailable`.
+ * Counts one request against every limit of `counts`, each under its own key: the first alone,
+ * then the rest at once. A flood is refused by the first from memory, so the others are neither
+ * counted nor given back: no write at all. Refused by any: 429 `rate_limited` named after the
+ * refusing limit with the longest wait, answered after a hold (refusal-holds.ts) with
+ * `retryAfter` net of it, once every point the request took is given back (a refused request
+ * spends nothing). A failure of PostgreSQL with no refusal is 503 `database_unavailable`.
  */
 export async function consumeAll(counts: readonly Count[], holds: RefusalHolds): Promise<void> {
-  const results = await Promise.allSettled(counts.map((c) => c.limit.limiter.consume(c.key)));
+  const consume = (c: Count) => c.limit.limiter.consume(c.key);
+  const [head] = await Promise.allSettled(counts.slice(0, 1).map(consume));
+  const results = head?.status === 'fulfilled' ? [head, ...(await Promise.allSettled(counts.slice(1).map(consume)))] : [head];
   let refusal: { limit: CountedLimit; res: RateLimiterRes } | undefined;
   let failed = false;
   for (const [i, r] of results.entries()) {
-    if (r.status === 'fulfilled') continue;
+    if (!r || r.status === 'fulfilled') continue;
     if (!(r.reason instanceof RateLimiterRes)) failed = true;
     else if (!refusal || r.reason.msBeforeNext > refusal.res.msBeforeNext) refusal = { limit: counts[i]!.limit, res: r.reason };
   }
   if (!refusal && !failed) return;
   // Refused from memory (consumedPoints 0) or failed: nothing was counted there.
   const counted = counts.filter((_, i) => {
-    const r = results[i]!;
-    return r.status === 'fulfilled' || (r.reason instanceof RateLimiterRes && r.reason.consumedPoints > 0);
+    const r = results[i];
+    return r?.status === 'fulfilled' || (r?.reason instanceof RateLimiterRes && r.reason.consumedPoints > 0);
   });
   await Promise.all(counted.map((c) => c.limit.limiter.reward(c.key).catch(() => undefined)));
   if (!refusal) throw new AppError('database_unavailable', 'the rate limiter could not reach PostgreSQL');

@@ -68,14 +68,14 @@ export function createLimits(deps: { db: Db; leases: LeasesRepository; config: L
   };
 
   return {
-    /** One request of an API key (`key`: its digest), per second and per minute at once. */
+    /** One request of an API key (`key`: its digest): its second first, then its minute. */
     apiKey: (key: string) => consumeAll([{ limit: keyBurst, key }, { limit: keyMinute, key }], holds),
-    /** One public chat message: per (agent, visitor), per client address and per agent, at once. */
+    /** One public chat message: its client address first, then its (agent, visitor) and its agent. */
     publicChat: (input: { agentId: string; userId: string; address: string }) =>
       consumeAll(
         [
-          { limit: chatVisitor, key: `${input.agentId}:${digest(input.userId)}` },
           { limit: chatAddress, key: digest(input.address) },
+          { limit: chatVisitor, key: `${input.agentId}:${digest(input.userId)}` },
           { limit: chatAgent, key: input.agentId },
         ],
         holds,

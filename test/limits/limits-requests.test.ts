@@ -107,7 +107,7 @@ describe('limits: refusals are held', () => {
   });
 });
 
-describe('limits: the per-second and per-minute limits counted at once', () => {
+describe('limits: the per-second and per-minute limits of one key', () => {
   const HOLD_MS = 1000;
   const POINTS = 4;
   const api = useTestApi(() => ({
@@ -148,18 +148,27 @@ describe('limits: the per-second and per-minute limits counted at once', () => {
     assert.ok(mean < HOLD_MS * 1.5, `refusals answered after ${mean.toFixed(0)} ms on average: ${shown}`);
   };
 
-  it('over both limits: one 429 per request, held once, named after the longer wait (the minute) in the answer and the metric', async () => {
+  it('over both limits: one 429 per request, held once, named after the second first, then the minute', async () => {
     const { apiKey } = await api.newWorkspace();
     for (let i = 0; i < POINTS; i++) assert.equal((await call(api.baseURL, 'GET', '/v1/workspace', { apiKey, dispatcher: connections })).status, 200, `request ${i}`);
     const before = await refusals();
+    // The second is counted first and alone (api/limits/counts.ts): while it refuses, the minute
+    // is not counted, so the answer names the second and its wait.
     const answers = await Promise.all(Array.from({ length: 6 }, () => timed(apiKey)));
     for (const { res } of answers) {
       assertRateLimited(res, 'over both limits');
-      assert.match(res.body.error.message, /in one minute/);
-      assert.ok(res.body.error.retryAfter! > 1, `the rest of the minute, not of the second: ${res.body.error.retryAfter}`);
+      assert.match(res.body.error.message, /in one second/);
+      assert.equal(res.body.error.retryAfter, 1);
     }
     assertHeldOnce(answers.map((a) => a.ms));
-    assert.deepEqual(await refusals(), { burst: before.burst, minute: before.minute + answers.length });
+    assert.deepEqual(await refusals(), { burst: before.burst + answers.length, minute: before.minute });
+    // A client that waits as told finds the second's budget back and hears the minute's wait.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { res } = await timed(apiKey);
+    assertRateLimited(res, 'over the minute once the second has passed');
+    assert.match(res.body.error.message, /in one minute/);
+    assert.ok(res.body.error.retryAfter! > 1, `the rest of the minute, not of the second: ${res.body.error.retryAfter}`);
+    assert.deepEqual(await refusals(), { burst: before.burst + answers.length, minute: before.minute + 1 });
   });
 
   it("a flood's refusals come back spread over the whole hold (HOLD_MS ± 50 %), not in one wave", async () => {
