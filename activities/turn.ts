@@ -51,6 +51,8 @@ export interface ModelStepInput extends TurnRef {
 export interface ModelStepResult {
   text: string;
   toolCalls: ModelToolCall[];
+  /** Each tool call's name as the turn's events show it (`files.write` for `files_write`): the workflow's activity summaries. */
+  toolNames?: string[];
   usage: ModelUsage;
 }
 
@@ -151,14 +153,18 @@ async function visibleFiles(deps: TurnDeps, config: AgentConfig, conversation: C
 /** An agent's system prompt and tools, from its pinned version. */
 async function agentPrompt(deps: TurnDeps, context: AgentTurnContext) {
   const { config, conversation, agentId } = context;
-  const [tools, files] = await Promise.all([deps.tools.available(toolContext(context)), visibleFiles(deps, config, conversation, agentId)]);
-  return { system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }), tools };
+  const [offered, files] = await Promise.all([deps.tools.available(toolContext(context)), visibleFiles(deps, config, conversation, agentId)]);
+  return {
+    system: buildSystemPrompt({ agent: config, parameters: conversation.parameters, files, now: new Date() }),
+    tools: offered.map((t) => t.definition),
+    shownAs: new Map(offered.map((t) => [t.definition.name, t.displayName])),
+  };
 }
 
 /** The manager's system prompt and its delegation tool, from the project and its members now (a removed member is no longer offered). */
 async function managerPrompt(deps: TurnDeps, project: Project, conversation: ConversationRow) {
   const files = await deps.repos.files.paths({ space: conversationDrive(conversation), limit: MAX_LISTED_FILES });
-  return { system: buildManagerPrompt({ project, parameters: conversation.parameters, files, now: new Date() }), tools: delegateTools(project.agents) };
+  return { system: buildManagerPrompt({ project, parameters: conversation.parameters, files, now: new Date() }), tools: delegateTools(project.agents), shownAs: new Map<string, string>() };
 }
 
 /** Why a model step may not start: the turn stops with an `error` event carrying the type as its code. */
@@ -206,7 +212,7 @@ export function createTurnActivities(deps: TurnDeps) {
       if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
       const { provider, model } = deps.resolveModel(grade);
       const budgetTokens = deps.historyBudget.tokens[grade];
-      const [{ system, tools }, alreadyShown, recent] = await Promise.all([
+      const [{ system, tools, shownAs }, alreadyShown, recent] = await Promise.all([
         context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
         // Only a retried attempt can find text of its step already shown.
         ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
@@ -275,7 +281,7 @@ export function createTurnActivities(deps: TurnDeps) {
         await text.end();
         const usage = billedUsage(result.usage, meter, inputTokens);
         await deps.repos.stepUsage.final({ ...key, ...usage });
-        return { text: result.text, toolCalls: result.toolCalls, usage };
+        return { text: result.text, toolCalls: result.toolCalls, toolNames: result.toolCalls.map((c) => shownAs.get(c.name) ?? c.name), usage };
       } catch (e) {
         text.abandon();
         // A request the provider refused or could not take consumed nothing; any other end

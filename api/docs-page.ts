@@ -10,6 +10,10 @@ export function renderDocsPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Hosted Agents API</title>
+<style>
+/* Redoc breaks inline code anywhere; an error code cut in two reads as two words. */
+td:first-child > code { white-space: nowrap; word-break: normal; }
+</style>
 </head>
 <body>
 <redoc spec-url="/v1/openapi.json" hide-hostname="true" path-in-middle-panel="true" expand-responses="200,201"></redoc>

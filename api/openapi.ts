@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { errorCodes } from '../domain/errors';
+import { type ErrorCode, errorCodes } from '../domain/errors';
+import { API_INTRODUCTION, errorCodeDescriptions, errorExample, referenceSections, TAG_DESCRIPTIONS } from './openapi-text';
 import type { AnyRouteDef } from './routing';
 
 type JsonSchema = Record<string, unknown>;
@@ -19,12 +20,14 @@ class Components {
     const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     const renames = new Map<string, string>();
+    // A schema is the same as the component of its name when it is equal once its refs point
+    // into the components (as the stored one's do); else it gets a name of its own.
     for (const [name, def] of Object.entries(defs)) {
       const existing = this.schemas[name];
-      const target = existing === undefined || isDeepStrictEqual(existing, def) ? name : `${name}${io === 'input' ? 'Input' : 'Output'}`;
+      const target = existing === undefined || isDeepStrictEqual(existing, rewrite(def)) ? name : `${name}${io === 'input' ? 'Input' : 'Output'}`;
       renames.set(name, target);
     }
-    const rewrite = (value: unknown): unknown => {
+    function rewrite(value: unknown): unknown {
       if (Array.isArray(value)) return value.map(rewrite);
       if (value && typeof value === 'object') {
         const out: JsonSchema = {};
@@ -37,12 +40,16 @@ class Components {
         return out;
       }
       return value;
-    };
+    }
     for (const [name, def] of Object.entries(defs)) this.schemas[renames.get(name)!] = rewrite(def) as JsonSchema;
     const { $defs: _defs, $schema: _schema, ...root } = json;
     return rewrite(root) as JsonSchema;
   }
 }
+
+/** What a text/event-stream answer's schema says besides the event types. */
+const EVENT_STREAM =
+  'Server-Sent Events: each `data:` is one event below, as JSON; the stream ends after `done` or `error` ([Turn events](#tag/Turn-events)).';
 
 /** `/v1/agents/:agentId/knowledge/*path` → `/v1/agents/{agentId}/knowledge/{path}` */
 function openApiPath(koaPath: string): string {
@@ -55,6 +62,7 @@ function objectFields(schema: z.ZodType | undefined): Array<[string, z.ZodType]>
   throw new Error('path and query schemas must be zod objects');
 }
 
+/** The body of every non-2xx answer; the `code` enum carries each code's status and meaning. */
 const errorBody = {
   type: 'object',
   required: ['error'],
@@ -63,14 +71,41 @@ const errorBody = {
       type: 'object',
       required: ['code', 'message', 'retryable'],
       properties: {
-        code: { type: 'string', enum: Object.keys(errorCodes), description: 'Stable identifier; branch on it.' },
-        message: { type: 'string', description: 'For humans; may be reworded.' },
-        retryable: { type: 'boolean', description: 'True for 5xx and 429.' },
-        retryAfter: { type: 'number', description: 'Seconds to wait (429 only).' },
+        code: {
+          type: 'string',
+          enum: Object.keys(errorCodes),
+          description: 'Stable identifier; branch on it. Each code with the status it comes with and what it means:',
+          'x-enumDescriptions': errorCodeDescriptions(),
+        },
+        message: { type: 'string', description: 'For people; may be reworded. A validation failure starts with the field path (`body.name: …`).' },
+        retryable: { type: 'boolean', description: 'Whether the same request may succeed later: true for 5xx and 429 only.' },
+        retryAfter: { type: 'number', description: 'Seconds to wait before trying again (429 and 503); also the `Retry-After` header.' },
       },
+      additionalProperties: false,
     },
   },
+  additionalProperties: false,
 };
+
+/**
+ * A `oneOf` of named object schemas that each fix `type` to a constant (TurnEvent's event types)
+ * gets a discriminator, so Redoc offers the members by their `type` instead of as "variant 1, 2".
+ */
+function addDiscriminators(schemas: Record<string, JsonSchema>): void {
+  for (const schema of Object.values(schemas)) {
+    const members = schema.oneOf;
+    if (!Array.isArray(members)) continue;
+    const mapping: Record<string, string> = {};
+    for (const member of members as JsonSchema[]) {
+      const ref = typeof member.$ref === 'string' ? member.$ref : undefined;
+      const target = ref ? schemas[ref.slice('#/components/schemas/'.length)] : undefined;
+      const type = (target?.properties as Record<string, JsonSchema> | undefined)?.type?.const;
+      if (!ref || typeof type !== 'string') break;
+      mapping[type] = ref;
+    }
+    if (Object.keys(mapping).length === members.length) schema.discriminator = { propertyName: 'type', mapping };
+  }
+}
 
 export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { version: string; serverURL: string }): JsonSchema {
   const components = new Components();
@@ -90,13 +125,16 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     const responses: Record<string, unknown> = {};
     const ok = def.response;
     const contentType = ok.contentType ?? 'application/json';
+    if ((contentType === 'text/event-stream') !== Boolean(ok.events)) throw new Error(`${def.operationId}: a text/event-stream answer names its events, and only it`);
     responses[String(ok.status)] = {
       description: ok.description,
-      ...(ok.schema
-        ? { content: { [contentType]: { schema: components.add(ok.schema, 'output') } } }
-        : ok.status !== 204
-          ? { content: { [contentType]: { schema: { type: 'string', contentMediaType: contentType } } } }
-          : {}),
+      ...(ok.events
+        ? { content: { [contentType]: { schema: { ...components.add(ok.events, 'output'), description: EVENT_STREAM } } } }
+        : ok.schema
+          ? { content: { [contentType]: { schema: components.add(ok.schema, 'output') } } }
+          : ok.status !== 204
+            ? { content: { [contentType]: { schema: { type: 'string', contentMediaType: contentType } } } }
+            : {}),
     };
     const codes = [...(def.errors ?? []), 'invalid_request', 'internal_error', ...(def.body ? (['invalid_json', 'body_too_large'] as const) : [])];
     // Every keyed request counts against the key's rate limits (docs/limits.md).
@@ -107,11 +145,18 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+      const listed = [...new Set(list)] as ErrorCode[];
       responses[String(status)] = {
-        description: `Error: ${[...new Set(list)].join(', ')}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        description: `Error: ${listed.join(', ')}`,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Error' },
+            examples: Object.fromEntries(listed.map((code) => [code, { summary: code, value: errorExample(code) }])),
+          },
+        },
       };
     }
+    if (TAG_DESCRIPTIONS[def.tag] === undefined) throw new Error(`${def.operationId}: tag ${def.tag} has no description (api/openapi-text.ts)`);
     const operation: Record<string, unknown> = {
       operationId: def.operationId,
       summary: def.summary,
@@ -129,14 +174,17 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     const path = openApiPath(def.path);
     paths[path] = { ...(paths[path] ?? {}), [def.method]: operation };
   }
+  addDiscriminators(components.schemas);
+  const tags = [...referenceSections(), ...[...new Set(defs.map((d) => d.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }))];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Hosted Agents API',
       version: info.version,
-      description: 'Every non-2xx answer has the Error body. Lists are `{ "data": [...] }`. Timestamps are ISO 8601 UTC.',
+      description: API_INTRODUCTION,
     },
     servers: [{ url: info.serverURL }],
+    tags,
     paths,
     components: {
       schemas: { Error: errorBody, ...components.schemas },

@@ -17,6 +17,8 @@ interface RouteResponse {
   description: string;
   /** JSON body schema; absent for 204 and for non-JSON bodies. */
   schema?: z.ZodType;
+  /** `text/event-stream` only: the schema of each event's `data` (api/openapi.ts documents the wire format). */
+  events?: z.ZodType;
   contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html';
 }
 

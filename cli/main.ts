@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/env';
-import { createLogger } from '../infra/logger';
+import { loggerFor } from './logging';
 import type * as Admin from './commands/admin';
 import type * as Migrate from './commands/migrate';
 import type * as Serve from './commands/serve';
@@ -80,11 +80,11 @@ const program = new Command('hosted-agents')
   .exitOverride((err) => process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2));
 
 program.command('start').description('everything in one process tree: embedded Postgres and Temporal unless configured, migrations, worker, API')
-  .action(action((config) => start().startCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => start().startCommand(config, loggerFor(config, 'start'), say)));
 program.command('api').description('the HTTP API (needs DATABASE_URL and TEMPORAL_ADDRESS)')
-  .action(action((config) => serve().apiCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => serve().apiCommand(config, loggerFor(config, 'service'), say)));
 program.command('worker').description('a worker on the turns and ops task queues (needs DATABASE_URL and TEMPORAL_ADDRESS)')
-  .action(action((config) => serve().workerCommand(config, createLogger(config.LOG_LEVEL), say)));
+  .action(action((config) => serve().workerCommand(config, loggerFor(config, 'service'), say)));
 program.command('migrate').description('apply database migrations; register search attributes when TEMPORAL_ADDRESS is set')
   .action(adminAction((config) => migrate().migrateCommand(config, say)));
 program.command('temporal-cli').description('find, download or build the Temporal CLI (dev server) ahead of time; prints its path')

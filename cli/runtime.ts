@@ -54,7 +54,7 @@ export async function runApi(opts: {
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
-  const db: Db = processPool(opts.config, opts.databaseUrl);
+  const db: Db = processPool(opts.config, opts.databaseUrl, opts.logger);
   const repos = createRepositories(db);
   // LISTEN needs a session of its own: not through a transaction-mode pooler.
   const listening = apiListening(opts.config.DATABASE_LISTEN_URL ?? opts.databaseUrl, opts.logger, repos.apiKeys);

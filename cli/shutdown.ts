@@ -1,15 +1,22 @@
 /**
+ * A signal this soon after the first is the same Ctrl-C: under `npm start` the terminal signals the
+ * whole group and npm forwards it to its script too. A person's second Ctrl-C comes later.
+ */
+const SAME_SIGNAL_MS = 1000;
+
+/**
  * Runs `stop` once on the first SIGINT or SIGTERM, then exits 0 (1 if stopping failed).
  * A second signal while stopping exits at once.
  */
 export function stopOnSignals(stop: () => Promise<void>, say: (line: string) => void): void {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < SAME_SIGNAL_MS) return;
       say(`${signal} again: exiting now`);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     say(`${signal}: shutting down…`);
     stop().then(
       () => {

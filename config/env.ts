@@ -73,9 +73,12 @@ export const envSchema = z.object({
     .max(100_000, 'at most 100000')
     .default(DEFAULT_WORKER_TUNING.maxCachedWorkflows),
   DATA_DIR: z.string().min(1).default('.data'),
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' })
-    .default('info'),
+  /** Unset: `info` for `api` and `worker`, `warn` for `npm start` (its banner stays on screen; cli/logging.ts). */
+  LOG_LEVEL: optionalText.pipe(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'one of fatal, error, warn, info, debug, trace, silent' }).optional(),
+  ),
+  /** `json` lines for a log collector, or `pretty` lines for a person; unset: `json`, but `pretty` for `npm start`. */
+  LOG_FORMAT: optionalText.pipe(z.enum(['json', 'pretty'], { error: 'json or pretty' }).optional()),
   /** Tracing (docs/operations.md: Tracing): on when set; the OTLP exporter reads this and the other OTEL_EXPORTER_OTLP_* variables itself. */
   OTEL_EXPORTER_OTLP_ENDPOINT: providerUrl('http://localhost:4318'),
   /** `key=value,key=value` sent with every export (e.g. a vendor's API key); parsed by the exporter. */

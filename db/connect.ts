@@ -1,5 +1,6 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from '../infra/logger';
 
 // NUMERIC (credits) and BIGINT (counters) arrive as strings by default; our values fit a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
@@ -12,11 +13,26 @@ interface DbOptions {
   poolMax?: number;
   /** Connections the pool keeps once opened, never closing them for being idle (`warmPool` opens them). */
   poolMin?: number;
+  /** Where knex's own warnings go; without one, knex writes them to the console. */
+  logger?: Logger;
+}
+
+/** knex's log hooks on the service's logger: its lines are then in the process's format and level. */
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const text = (m: unknown) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m));
+  const log = logger.child({ source: 'knex' });
+  return {
+    warn: (m: unknown) => log.warn(text(m)),
+    error: (m: unknown) => log.error(text(m)),
+    deprecate: (method: string, alternative: string) => log.warn(`${method} is deprecated, use ${alternative}`),
+    debug: (m: unknown) => log.debug(text(m)),
+  };
 }
 
 /** A knex instance on PostgreSQL. The caller owns it and must `destroy()` it. */
-export function createDb({ url, poolMax = 20, poolMin = 0 }: DbOptions): Db {
+export function createDb({ url, poolMax = 20, poolMin = 0, logger }: DbOptions): Db {
   return knex({
+    ...(logger ? { log: knexLog(logger) } : {}),
     client: 'pg',
     // TCP keepalives after a minute idle: a pool that keeps its connections (poolMin) keeps them
     // through NAT and load-balancer idle timeouts, and one whose peer is gone is found and replaced.
@@ -31,8 +47,8 @@ export function createDb({ url, poolMax = 20, poolMin = 0 }: DbOptions): Db {
  * says it is ready (`warmPool`, beside its other start-up connections) and kept, so a burst of work
  * does not open them while it waits.
  */
-export function processPool(pool: { DATABASE_POOL_MAX: number; DATABASE_POOL_MIN: number }, url: string): Db {
-  return createDb({ url, poolMax: pool.DATABASE_POOL_MAX, poolMin: pool.DATABASE_POOL_MIN });
+export function processPool(pool: { DATABASE_POOL_MAX: number; DATABASE_POOL_MIN: number }, url: string, logger: Logger): Db {
+  return createDb({ url, poolMax: pool.DATABASE_POOL_MAX, poolMin: pool.DATABASE_POOL_MIN, logger });
 }
 
 /**

@@ -19,6 +19,7 @@ import * as m016 from './migrations/016_visitor_identity';
 import * as m017 from './migrations/017_step_billing';
 import * as m018 from './migrations/018_name_claims';
 import * as m019 from './migrations/019_allowed_origins';
+import * as m020 from './migrations/020_version_role';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['017_step_billing', m017],
   ['018_name_claims', m018],
   ['019_allowed_origins', m019],
+  ['020_version_role', m020],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { identifier, limits, uniqueBy } from './agent-fields';
 import { type HttpTool, httpToolSchema, mcpServerSchema } from './agent-tools';
-import { builtInToolNames } from './tool-catalogue';
+import { type BuiltInToolName, builtInToolNames, fileToolsWithoutDrive, modelToolName, unknownToolMessage } from './tool-catalogue';
 import { triggerSchema } from './trigger';
 
 /**
@@ -78,7 +78,7 @@ export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
  */
 const listFields = {
   tools: z
-    .array(z.enum(builtInToolNames, { error: (i) => `unknown tool ${JSON.stringify(i.input)}; see the tool catalogue` }))
+    .array(z.enum(builtInToolNames, { error: (i) => unknownToolMessage(i.input) }))
     .max(limits.listItems)
     .superRefine((tools, ctx) => {
       const dup = tools.find((t, i) => tools.indexOf(t) !== i);
@@ -111,7 +111,7 @@ const agentConfigShape = {
 };
 
 /** Cross-field rules of a whole configuration. */
-function checkConfig(config: { secrets: Secret[]; httpTools: HttpTool[]; tools: string[] }, ctx: z.RefinementCtx): void {
+function checkConfig(config: { secrets: Secret[]; httpTools: HttpTool[]; tools: BuiltInToolName[] }, ctx: z.RefinementCtx): void {
   const declared = new Set(config.secrets.map((s) => s.name));
   config.httpTools.forEach((tool, i) => {
     (tool.secrets ?? []).forEach((name, j) => {
@@ -119,11 +119,23 @@ function checkConfig(config: { secrets: Secret[]; httpTools: HttpTool[]; tools: 
         ctx.addIssue({ code: 'custom', path: ['httpTools', i, 'secrets', j], message: `"${name}" is not a declared secret` });
     });
   });
-  const builtIn = new Set(config.tools);
+  // The model calls both by their model name (`files.write` as `files_write`): two tools of one name would be one.
+  const builtIn = new Map(config.tools.map((t) => [modelToolName(t), t]));
   config.httpTools.forEach((tool, i) => {
-    if (builtIn.has(tool.name))
-      ctx.addIssue({ code: 'custom', path: ['httpTools', i, 'name'], message: `"${tool.name}" is the name of a built-in tool` });
+    const clash = builtIn.get(tool.name);
+    if (clash)
+      ctx.addIssue({ code: 'custom', path: ['httpTools', i, 'name'], message: `"${tool.name}" is the name the model calls the built-in tool ${clash} by` });
   });
+}
+
+/**
+ * File tools act on the conversation's drive: without `filesystem: "drive"` they would silently
+ * not be offered. Checked at create here; an update checks it when it gives `tools` or
+ * `filesystem` (services/agents.ts), so an older version that breaks the rule takes other changes.
+ */
+function checkFileTools(config: { filesystem: 'drive' | 'none'; tools: readonly BuiltInToolName[] }, ctx: z.RefinementCtx): void {
+  const message = fileToolsWithoutDrive(config);
+  if (message) ctx.addIssue({ code: 'custom', path: ['filesystem'], message });
 }
 
 export const agentConfigSchema = z.object(agentConfigShape).strict().superRefine(checkConfig);
@@ -141,12 +153,17 @@ export const createAgentSchema = z
   })
   .strict()
   .superRefine(checkConfig)
+  .superRefine(checkFileTools)
   .meta({ id: 'CreateAgent' });
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
-/** `PATCH /v1/agents/:agentId`: any configurable field; given fields replace the current ones. */
+/**
+ * `PATCH /v1/agents/:agentId`: any configurable field, and `role`; given fields replace the current
+ * ones. A new role is the agent's from that version on (docs/publishing.md: Changing the role).
+ */
 export const updateAgentSchema = z
   .object({
+    role: roleSchema.optional(),
     name: agentConfigShape.name.optional(),
     instructions: z.string().max(limits.instructionsLength).optional(),
     greeting: z.string().max(2000).nullable().optional(),
@@ -162,12 +179,16 @@ export const updateAgentSchema = z
     httpTools: listFields.httpTools.optional(),
   })
   .strict()
-  .meta({ id: 'UpdateAgent', description: 'Fields given replace the current ones; `greeting: null` removes it.' });
+  .meta({
+    id: 'UpdateAgent',
+    description:
+      'Fields given replace the current ones; `greeting: null` removes it. `role` may change too: `freelancer` makes the agent publishable, `teammate` stops serving it publicly.',
+  });
 export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
 
-/** Applies an update to a configuration; the result is validated again as a whole. */
+/** Applies an update (but its `role`) to a configuration; the result is validated again as a whole. */
 export function applyAgentUpdate(current: AgentConfig, patch: UpdateAgentInput): unknown {
-  const { greeting, ...rest } = patch;
+  const { greeting, role: _role, ...rest } = patch;
   const next: Record<string, unknown> = { ...current };
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) next[k] = v;
   if (greeting === null) delete next.greeting;
@@ -193,11 +214,17 @@ export const agentSchema = z
     mcpServers: z.array(mcpServerSchema),
     httpTools: z.array(httpToolSchema),
     version: z.number().int().min(1),
+    versionId: z.string().startsWith('ver_').meta({
+      description: 'The id of this version (`ver_…`): what `deployToTest`, `deployToProd` and `rollback` take.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .strict()
-  .meta({ id: 'Agent', description: 'An agent as of one version: `updatedAt` is when that version was published.' });
+  .meta({
+    id: 'Agent',
+    description: 'An agent as of one version (`version`, `versionId`, and the role it was published with): `updatedAt` is when that version was published.',
+  });
 export type Agent = z.infer<typeof agentSchema>;
 
 export const versionItemSchema = z

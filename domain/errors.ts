@@ -1,51 +1,65 @@
 /**
  * The one list of error codes. Codes are stable identifiers that clients branch on;
- * messages are for humans and may change. The README's error table mirrors this list.
+ * messages are for humans and may change. `doc` is the code's meaning as the reference shows it:
+ * the OpenAPI document's Error schema and docs/http-api.md "Error codes" (a unit test keeps that
+ * table equal to this list), so it is written for users, in the product's words.
  */
 export const errorCodes = {
-  invalid_request: { status: 400, doc: 'The body, query or path failed validation; the message names the field.' },
-  invalid_json: { status: 400, doc: 'The body is not valid JSON or not sent as application/json.' },
-  body_too_large: { status: 400, doc: 'The body is larger than BODY_LIMIT_BYTES.' },
+  invalid_request: {
+    status: 400,
+    doc: 'The body, query or path failed validation; the message starts with the field (`body.triggers[0].cron: …`). A NUL or an unpaired UTF-16 surrogate in any string or key, and percent-encoding that is not UTF-8, are refused the same way. Nothing was written.',
+  },
+  invalid_json: { status: 400, doc: 'The body is not valid JSON or not sent as `application/json`.' },
+  body_too_large: { status: 400, doc: 'The body is larger than `BODY_LIMIT_BYTES`.' },
   body_too_deep: { status: 400, doc: 'The JSON body nests arrays and objects more than 64 deep.' },
   missing_api_key: { status: 401, doc: 'No `Authorization: Bearer <key>` header.' },
   invalid_api_key: { status: 401, doc: 'The key is malformed, unknown or revoked.' },
   invalid_codec_token: { status: 401, doc: 'The codec endpoint (`/v1/codec/…`) needs `Authorization: Bearer <CODEC_TOKEN>`; the header is missing or wrong.' },
   not_found: { status: 404, doc: 'No such route.' },
-  workspace_not_found: { status: 404, doc: 'The workspace does not exist.' },
-  file_too_large: { status: 400, doc: 'The file is larger than the documented maximum (25 MiB).' },
+  workspace_not_found: { status: 404, doc: "The key's workspace no longer exists." },
+  file_too_large: { status: 400, doc: 'A file is larger than 25 MiB.' },
   agent_not_found: { status: 404, doc: 'No such agent in this workspace.' },
-  version_not_found: { status: 404, doc: 'The agent has no version of that number.' },
+  version_not_found: {
+    status: 404,
+    doc: 'The agent has no version of that number, or no version has that `ver_…` id (a version id is the `versionId` of an Agent, or an item `id` of GET /v1/agents/:agentId/deployments).',
+  },
   workflow_not_found: { status: 404, doc: 'The agent has no workflow of that name.' },
   project_not_found: { status: 404, doc: 'No such project in this workspace.' },
-  file_not_found: { status: 404, doc: 'No such file in that file space.' },
+  file_not_found: { status: 404, doc: 'No such file or folder.' },
   invalid_parameters: { status: 400, doc: 'A conversation parameter is missing, undeclared, of the wrong type or not one of its choices.' },
   conversation_not_found: { status: 404, doc: 'No such conversation in this workspace.' },
   turn_not_found: { status: 404, doc: 'No such turn in this workspace.' },
   conversation_ended: { status: 409, doc: 'The conversation has ended; start a new one.' },
-  conversation_not_ready: { status: 409, doc: 'A required secret or connection is not supplied yet (see `requires`).' },
+  conversation_not_ready: { status: 409, doc: 'A required secret or connection is not supplied yet (see the conversation\'s `requires`).' },
   oauth_not_configured: {
     status: 400,
-    doc: 'No OAuth provider of that name is configured on this server (OAUTH_PROVIDERS): supply its tokens with bind/attach (PUT …/credentials) instead.',
+    doc: 'No OAuth provider of that name is configured on this server (`OAUTH_PROVIDERS`): supply its tokens with `bind`/`attach` (`PUT …/credentials`) instead.',
   },
-  insufficient_credits: { status: 409, doc: 'The workspace has no credits left.' },
-  turn_in_progress: { status: 409, doc: 'A turn of this conversation is still running; its id is in the message. Follow it with GET /v1/turns/:turnId/events.' },
+  insufficient_credits: {
+    status: 409,
+    doc: "The workspace's credits, less what its running turns reserve, do not cover another turn; or the agent reached its credit cap (the message says which).",
+  },
+  turn_in_progress: { status: 409, doc: 'A turn of this conversation is still running; its id is in the message. Follow it with `GET /v1/turns/{turnId}/events`.' },
   agent_exists: { status: 409, doc: 'An agent with that id exists or existed; ids are never reused.' },
   path_conflict: { status: 409, doc: 'A file path runs through an existing file, or names an existing folder.' },
-  project_archived: { status: 409, doc: 'The project is archived: it can be read and deleted, not changed.' },
+  project_archived: { status: 409, doc: 'The project is archived: it can be read and deleted, not changed (no updates, member changes, new conversations or asks).' },
   conflict: { status: 409, doc: 'The request conflicts with the current state.' },
-  agent_not_publishable: { status: 409, doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL or public token.' },
-  agent_not_deployed: { status: 409, doc: 'The agent has no production version yet: deploy one with deployToProd first.' },
+  agent_not_publishable: {
+    status: 409,
+    doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL, custom domain or public token. Make it one with `PATCH /v1/agents/{agentId}` `{"role":"freelancer"}` (SDK: `agent.update({ role: \'freelancer\' })`).',
+  },
+  agent_not_deployed: { status: 409, doc: 'The agent has no production version yet (rollback, public token): deploy one with `deployToProd` first.' },
   deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
   domains_not_configured: {
     status: 400,
-    doc: 'Custom domains are off on this server: the operator sets HTTPS_PORT (and ACME_DIRECTORY_URL is not `off`).',
+    doc: 'Custom domains are off on this server: the operator sets `HTTPS_PORT` (and `ACME_DIRECTORY_URL` is not `off`).',
   },
-  invalid_domain: { status: 400, doc: 'Not a host name that can be a custom domain: an IP address, a wildcard, a malformed name, or a host under AGENTS_DOMAIN.' },
+  invalid_domain: { status: 400, doc: 'Not a host name that can be a custom domain: an IP address, a wildcard, a malformed name, or a host under `AGENTS_DOMAIN`.' },
   domain_not_found: { status: 404, doc: 'No such custom domain in this workspace.' },
-  domain_in_use: { status: 409, doc: 'The domain is attached to another agent of this workspace: remove it there first. (Other workspaces\' claims are never reported: DNS decides between them.)' },
-  missing_public_token: { status: 401, doc: 'Public chat needs `Authorization: Bearer agt_pk_…` (the agent\'s publishable token).' },
+  domain_in_use: { status: 409, doc: "The domain is attached to another agent of this workspace: remove it there first. (Other workspaces' claims are never reported: DNS decides between them.)" },
+  missing_public_token: { status: 401, doc: "Public chat needs `Authorization: Bearer agt_pk_…` (the agent's publishable token)." },
   invalid_public_token: { status: 401, doc: 'The publishable token is malformed, unknown, rotated, or its agent is not deployed.' },
-  origin_not_allowed: { status: 401, doc: "The request's Origin is not among the agent's allowed origins (GET/PUT /v1/agents/:agentId/allowed-origins); nothing was done." },
+  origin_not_allowed: { status: 401, doc: "The request's `Origin` is not among the agent's allowed origins (`GET`/`PUT /v1/agents/{agentId}/allowed-origins`); nothing was done." },
   invalid_visitor_token: {
     status: 401,
     doc: "The visitor token (`user.token`, or the `X-Visitor-Token` header) is malformed, not HS256, not signed with the agent's identity secret (or the previous one within its grace period), expired, or its `sub` is not the visitor id given. Nothing was written.",
@@ -54,17 +68,20 @@ export const errorCodes = {
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },
   storage_quota_exceeded: {
     status: 413,
-    doc: "The write would take the workspace's stored files past WORKSPACE_STORAGE_BYTES; nothing was written. Remove files, or ask the operator to raise the quota.",
+    doc: "The write would take the workspace's stored files past `WORKSPACE_STORAGE_BYTES`; nothing was written. Remove files, or ask the operator to raise the quota.",
   },
-  payload_too_large: { status: 413, doc: 'A webhook payload larger than WEBHOOK_BODY_LIMIT_BYTES; no run was started.' },
-  rate_limited: { status: 429, doc: 'Too many requests; wait `retryAfter` seconds.' },
-  internal_error: { status: 500, doc: 'An unexpected failure; details are in the server log under the request id.' },
-  temporal_unavailable: { status: 503, doc: 'The Temporal cluster did not answer.' },
-  database_unavailable: { status: 503, doc: 'PostgreSQL did not answer.' },
-  worker_timeout: { status: 504, doc: 'No worker finished the job in time (are workers running?).' },
+  payload_too_large: { status: 413, doc: 'A webhook payload larger than `WEBHOOK_BODY_LIMIT_BYTES`; no run was started.' },
+  rate_limited: { status: 429, doc: 'Over a limit of the key, the workspace or the visitor; wait `retryAfter` seconds (also the `Retry-After` header).' },
+  internal_error: { status: 500, doc: 'An unexpected failure; details are in the server log under the request id (never in the answer).' },
+  temporal_unavailable: { status: 503, doc: 'The Temporal cluster did not answer; try again after `retryAfter` seconds.' },
+  database_unavailable: { status: 503, doc: 'PostgreSQL did not answer; try again after `retryAfter` seconds.' },
+  worker_timeout: { status: 504, doc: 'No worker finished the job in time (are workers running?). A promotion goes on: call again to wait for it.' },
 } as const satisfies Record<string, { status: number; doc: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
+
+/** Whether an answer of this status may succeed when tried again (`retryable` of the Error body): 5xx and 429 only. */
+export const isRetryableStatus = (status: number): boolean => status >= 500 || status === 429;
 
 /** An expected failure with a stable code; rendered by the API's error middleware. */
 export class AppError extends Error {
@@ -82,7 +99,7 @@ export class AppError extends Error {
   }
 
   get retryable(): boolean {
-    return this.status >= 500 || this.status === 429;
+    return isRetryableStatus(this.status);
   }
 }
 

@@ -5,7 +5,16 @@ import { z } from 'zod';
  * deployed agents are served on. Schemas are the API's contract; the functions are pure rules.
  */
 
-const versionId = z.string().regex(/^ver_[0-9a-z]{1,60}$/, 'a version id (ver_…)');
+/** Where a caller finds a version id: said by every refusal that wants one. */
+export const VERSION_ID_HELP =
+  'version ids (ver_…) are the versionId of an Agent (agent.versionId: the version its configuration is) or the id of an item of GET /v1/agents/:agentId/deployments (SDK: ws.agents.versions(agentId))';
+
+const versionId = z.string().regex(/^ver_[0-9a-z]{1,60}$/, `a version id (ver_…), not a version number or an agent id; ${VERSION_ID_HELP}`);
+
+/** The refusal of a teammate where only freelancers go, with how to make it one. */
+export function notPublishableMessage(agentId: string, what: string): string {
+  return `agent ${agentId} is a teammate: only freelancers ${what}; make it one with PATCH /v1/agents/${agentId} {"role":"freelancer"} (SDK: agent.update({ role: 'freelancer' })), then deploy the version that returns`;
+}
 
 export const deployBodySchema = z.object({ versionId }).strict().meta({ id: 'DeployRequest' });
 export const rollbackBodySchema = z.object({ versionId }).strict().meta({ id: 'RollbackRequest' });

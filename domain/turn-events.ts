@@ -12,29 +12,72 @@ export const stepSchema = z
 export type Step = z.infer<typeof stepSchema>;
 
 /**
- * Why a turn stopped, on its `error` event (our addition), when a client may act on it: the
- * workspace ran out of credits, or the agent reached its credit cap, before a model step.
+ * Why a turn stopped, on its `error` event, when a client may act on it: the workspace ran out of
+ * credits, or the agent reached its credit cap, before a model step. The meanings are the
+ * reference's (the OpenAPI document, docs/http-api.md: Error codes).
  */
-const turnErrorCodeSchema = z.enum(['credits_exhausted', 'credit_cap_reached']);
+export const turnErrorCodes = {
+  credits_exhausted: "The workspace's balance could not cover the turn's next model step; top up and ask again.",
+  credit_cap_reached: "The agent's credit cap was reached before the turn's next model step; raise the cap and ask again.",
+} as const;
+const turnErrorCodeSchema = z.enum(Object.keys(turnErrorCodes) as [keyof typeof turnErrorCodes, ...Array<keyof typeof turnErrorCodes>]);
 export type TurnErrorCode = z.infer<typeof turnErrorCodeSchema>;
 
+/** One event type: `id` names its schema in the OpenAPI document, `description` says when it comes. */
+const event = (id: string, description: string) => ({ id, title: id, description });
+
 /**
- * The TurnEvent types a turn streams (docs/http-api.md: SSE wire format). `text.reset` (our addition,
- * never set on the first attempt of a model call) tells a consumer to drop the text received
- * since the last `tool` event or the turn's start: a retried model call produced a different
- * reply than it had streamed.
+ * The TurnEvent types a turn streams (docs/http-api.md: SSE wire format), each described for the
+ * OpenAPI document. `text.reset` is never set on the first attempt of a model call: it tells a
+ * consumer to drop the text received since the last `tool` event or the turn's start, because a
+ * retried model call produced a different reply than it had streamed.
  */
 export const turnEventSchema = z
   .discriminatedUnion('type', [
-    z.object({ type: z.literal('start'), turnId: z.string() }).strict(),
-    z.object({ type: z.literal('progress'), steps: z.array(stepSchema) }).strict(),
-    z.object({ type: z.literal('tool'), name: z.string(), state: z.enum(['start', 'end']), ok: z.boolean().optional() }).strict(),
-    z.object({ type: z.literal('text'), text: z.string(), reset: z.literal(true).optional() }).strict(),
-    z.object({ type: z.literal('file'), path: z.string() }).strict(),
-    z.object({ type: z.literal('done'), reply: z.string() }).strict(),
-    z.object({ type: z.literal('error'), message: z.string(), retryable: z.boolean(), code: turnErrorCodeSchema.optional() }).strict(),
+    z
+      .object({ type: z.literal('start'), turnId: z.string().describe('The turn; `GET /v1/turns/{turnId}/events` follows it again.') })
+      .strict()
+      .meta(event('StartEvent', 'The first event: the turn began.')),
+    z
+      .object({ type: z.literal('progress'), steps: z.array(stepSchema).describe("The turn's steps as they stand now, the whole list each time.") })
+      .strict()
+      .meta(event('ProgressEvent', "The agent's plan and its tool calls as steps (`active`, `done`, `error`): sent whenever one changes.")),
+    z
+      .object({
+        type: z.literal('tool'),
+        name: z.string().describe('The tool as the agent\'s `tools` name it: `files.write`, an HTTP tool\'s name, `server.tool` for an MCP tool.'),
+        state: z.enum(['start', 'end']),
+        ok: z.boolean().optional().describe('On `end`: whether the call succeeded (a failed call is a result the model sees, not a failed turn).'),
+      })
+      .strict()
+      .meta(event('ToolEvent', 'A tool call starts, then ends.')),
+    z
+      .object({
+        type: z.literal('text'),
+        text: z.string().describe('The next piece of the reply.'),
+        reset: z.literal(true).optional().describe('Drop the text received since the last `tool` event (or the turn\'s start) and show this instead: a retried model call said something different.'),
+      })
+      .strict()
+      .meta(event('TextEvent', 'The reply as the model writes it, in pieces (up to 20 a second).')),
+    z
+      .object({ type: z.literal('file'), path: z.string().describe("The file's path in the conversation's files.") })
+      .strict()
+      .meta(event('FileEvent', 'The turn wrote a file.')),
+    z
+      .object({ type: z.literal('done'), reply: z.string().describe('All the text of the turn, text streamed before a tool call included.') })
+      .strict()
+      .meta(event('DoneEvent', 'The last event of a turn that answered.')),
+    z
+      .object({
+        type: z.literal('error'),
+        message: z.string().describe('What went wrong, for people.'),
+        retryable: z.boolean().describe('Whether asking again may work (a deadline or an unavailable model: true; a cancel or a refused request: false).'),
+        code: turnErrorCodeSchema.optional().describe('Only when the turn stopped for its credits.'),
+      })
+      .strict()
+      .meta(event('ErrorEvent', 'The last event of a turn that failed, was cancelled or ran out of time.')),
   ])
-  .meta({ id: 'TurnEvent' });
+  .meta({ id: 'TurnEvent', description: 'One event of a turn, by `type`. Every stream ends with exactly one `done` or `error`.' });
 export type TurnEvent = z.infer<typeof turnEventSchema>;
 
 export const isTerminal = (e: Pick<TurnEvent, 'type'>) => e.type === 'done' || e.type === 'error';

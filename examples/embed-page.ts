@@ -32,8 +32,8 @@ function page(agentId: string): string {
 async function main(): Promise<void> {
   const ws = new Service({ baseURL });
   const agent = await ws.agents.create({ name: 'Acme help', role: 'freelancer', greeting: 'Hi! Ask me about your order.' });
-  const [version] = await ws.agents.versions(agent.id);
-  const prod = await ws.agents.deployToProd(version!.id);
+  // Only freelancers are published; a deploy takes the version id (ver_…) the Agent carries.
+  const prod = await ws.agents.deployToProd(agent.versionId);
   console.log(`agent ${agent.id} is live at ${prod.url}`);
 
   const html = page(agent.id);

@@ -1,8 +1,8 @@
 /**
  * Quick start: create an agent, start a conversation, stream a reply, then await the next one.
  *
- *   npm start                                  # in another terminal: prints SERVICE_API_KEY
- *   SERVICE_API_KEY=sk_… npx tsx examples/quick-start.ts
+ *   npm start      # in another terminal: prints an API key and keeps it in .data/dev-credentials.json
+ *   SERVICE_API_KEY=$(node -p 'require("./.data/dev-credentials.json").apiKey') npx tsx examples/quick-start.ts
  *
  * SERVICE_BASE_URL defaults to http://localhost:8080. With no model key configured, the service
  * answers with its offline model, which echoes what you said.

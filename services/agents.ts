@@ -14,6 +14,7 @@ import {
 } from '../domain/agent';
 import { AppError } from '../domain/errors';
 import { fieldPath } from '../domain/field-path';
+import { fileToolsWithoutDrive } from '../domain/tool-catalogue';
 import { newId } from '../domain/ids';
 import type { Trigger } from '../domain/trigger';
 import type { TriggerSchedules } from './trigger-schedules';
@@ -78,8 +79,16 @@ export class AgentsService {
     return list;
   }
 
+  /** `role`, when given, is the agent's from the new version on (docs/publishing.md: Changing the role). */
   update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
-    return this.publish(workspaceId, agentId, (current) => validated(applyAgentUpdate(current, patch), 'body'));
+    const change = (current: AgentConfig) => {
+      const next = validated(applyAgentUpdate(current, patch), 'body');
+      // Only when the update touches them: an older version breaking the rule still takes other changes.
+      const problem = patch.tools !== undefined || patch.filesystem !== undefined ? fileToolsWithoutDrive(next) : undefined;
+      if (problem) throw new AppError('invalid_request', `body.filesystem: ${problem}`);
+      return next;
+    };
+    return this.publish(workspaceId, agentId, change, patch.role);
   }
 
   /** Adds the playbook (`PUT …/workflows`), or replaces the one of the same name where it stands. */
@@ -133,11 +142,17 @@ export class AgentsService {
     if (!(await this.deps.repos.agents.find({ workspaceId, agentId }))) throw notFound();
   }
 
-  private async publish(workspaceId: string, agentId: string, change: (current: AgentConfig) => AgentConfig): Promise<Agent> {
+  private async publish(
+    workspaceId: string,
+    agentId: string,
+    change: (current: AgentConfig) => AgentConfig,
+    role?: Agent['role'],
+  ): Promise<Agent> {
     const r = await this.deps.repos.agents.publish({
       workspaceId,
       agentId,
       change,
+      role,
       // The webhooks commit with the version: an inbound URL never points at a trigger that moved.
       then: (trx, previous, next) => this.deps.webhooks.reconcile(trx, { workspaceId, agentId, previous: previous.triggers, next: next.triggers }),
     });

@@ -106,7 +106,7 @@ export class ConversationsService {
       if (found.missing === 'agent') throw new AppError('agent_not_found', 'no such agent');
       throw new AppError('version_not_found', `agent ${agentId} has no version ${input.version}`);
     }
-    const { id: _i, role: _r, version, createdAt: _c, updatedAt: _u, ...config } = found.agent;
+    const { id: _i, role: _r, version, versionId: _v, createdAt: _c, updatedAt: _u, ...config } = found.agent;
     const params = resolveParameters(config.parameters, input.parameters ?? {});
     if (!params.ok) throw new AppError('invalid_parameters', `body.parameters.${params.name}: ${params.problem}`);
     const row = await this.deps.repos.conversations.create({

@@ -5,6 +5,7 @@ import { iso } from '../db/rows';
 import { type CustomDomain, normalizeDomain } from '../domain/custom-domains';
 import { type DomainRunInput, domainWorkflowId, verificationRecordName } from '../domain/domain-runs';
 import { AppError } from '../domain/errors';
+import { notPublishableMessage } from '../domain/publishing';
 import type { domainWorkflow } from '../workflows/domain';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
@@ -59,7 +60,7 @@ export class CustomDomainsService {
     const domain = this.name(input.domain);
     const agent = await this.deps.repos.customDomains.agent({ workspaceId, agentId: input.agentId });
     if (!agent) throw new AppError('agent_not_found', 'no such agent');
-    if (agent.role !== 'freelancer') throw new AppError('agent_not_publishable', `agent ${input.agentId} is a teammate: only freelancer agents are served on domains`);
+    if (agent.role !== 'freelancer') throw new AppError('agent_not_publishable', notPublishableMessage(input.agentId, 'are served on domains'));
     if (agent.prodVersion === null || !agent.slug) throw new AppError('agent_not_deployed', 'the agent has no production version: deploy one with deployToProd first, then add its domain');
     const attached = await this.deps.repos.customDomains.attach({ domain, workspaceId, agentId: input.agentId });
     let row = attached.row;

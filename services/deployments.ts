@@ -13,7 +13,7 @@ import {
 import { AppError } from '../domain/errors';
 import { randomToken } from '../domain/ids';
 import { mintPublicToken, publicTokenContext } from '../domain/public-token';
-import { hostURL, type ProdDeployment, type TestDeployment } from '../domain/publishing';
+import { hostURL, notPublishableMessage, type ProdDeployment, type TestDeployment, VERSION_ID_HELP } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';
 import type { promoteWorkflow, testExpiryWorkflow } from '../workflows/deploy';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
@@ -36,7 +36,7 @@ interface DeploymentsDeps {
   promotionWaitMs: number;
 }
 
-const versionNotFound = () => new AppError('version_not_found', 'no such version in this workspace');
+const versionNotFound = (versionId: string) => new AppError('version_not_found', `no version ${versionId} in this workspace; ${VERSION_ID_HELP}`);
 
 /**
  * Test and prod deployments, rollback and publishable tokens. Deployments are `ops` workflows with
@@ -53,9 +53,9 @@ export class DeploymentsService {
 
   private async publishable(workspaceId: string, versionId: string): Promise<DeployableVersion> {
     const version = await this.deps.repos.deployments.version({ workspaceId, versionId });
-    if (!version) throw versionNotFound();
+    if (!version) throw versionNotFound(versionId);
     if (version.role !== 'freelancer') {
-      throw new AppError('agent_not_publishable', `agent ${version.agentId} is a teammate: only freelancer agents have test and prod URLs`);
+      throw new AppError('agent_not_publishable', notPublishableMessage(version.agentId, 'have test and prod URLs'));
     }
     return version;
   }
@@ -125,7 +125,7 @@ export class DeploymentsService {
     const r = await this.deps.repos.deployments.rollback({ workspaceId, agentId, versionId });
     if ('ok' in r) return;
     if (r.missing === 'agent') throw new AppError('agent_not_found', 'no such agent');
-    if (r.missing === 'version') throw new AppError('version_not_found', `agent ${agentId} has no version ${versionId}`);
+    if (r.missing === 'version') throw new AppError('version_not_found', `agent ${agentId} has no version ${versionId}; ${VERSION_ID_HELP}`);
     throw new AppError('agent_not_deployed', 'the agent has no production version to roll back: deploy one with deployToProd first');
   }
 

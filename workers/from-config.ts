@@ -39,7 +39,7 @@ export async function startWorkerFromConfig(opts: WorkerFromConfigOptions): Prom
   // Before any Temporal connection of this process (Runtime.install's rule).
   installTemporalRuntime(logger, config.TEMPORAL_METRICS_ADDRESS);
   const metrics = createWorkerMetrics(new Registry());
-  const db = opts.db ?? processPool(config, databaseUrl);
+  const db = opts.db ?? processPool(config, databaseUrl, logger);
   const closeDb = () => (opts.db ? Promise.resolve() : db.destroy());
   let connection: NativeConnection | undefined;
   try {

@@ -1,6 +1,7 @@
 import { executeChild, ParentClosePolicy } from '@temporalio/workflow';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from './search-attributes';
+import { summaries } from './summaries';
 import type { turnWorkflow } from './turn';
 
 /**
@@ -15,10 +16,13 @@ export async function runChildTurn(input: {
   workspaceId: string;
   agentId: string;
   conversationId: string;
+  /** What started the run: the child's summary in the Temporal UI. */
+  origin: 'trigger' | 'webhook';
 }): Promise<void> {
   const args: TurnInput = { turnId: input.turnId, limits: input.limits };
   await executeChild<typeof turnWorkflow>('turnWorkflow', {
     workflowId: turnWorkflowId(input.turnId),
+    staticSummary: summaries.childTurn(input.origin),
     taskQueue: input.turnsQueue,
     args: [args],
     // The turn ends itself with a terminal event on every path; a cancelled run must not cut it short.

@@ -1,13 +1,15 @@
-import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, type ActivityOptions, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
 import { recordOutcome } from './outcome-sink';
+import { summaries } from './summaries';
 import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 
-const { checkDeployCandidate, switchProduction, retireExpiredTestDeployments } = proxyActivities<DeployActivities>({
+const options: ActivityOptions = {
   // The check waits on the model and on MCP servers (each within its own timeout).
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 5, nonRetryableErrorTypes: [DEPLOY_AGENT_GONE] },
-});
+};
+const deploy = (summary: string) => proxyActivities<DeployActivities>({ ...options, summary });
 
 /**
  * Promotes a version to production: health-check the candidate while the current production
@@ -26,11 +28,11 @@ export async function promoteWorkflow(input: PromoteInput): Promise<PromoteResul
 }
 
 async function promote(input: PromoteInput): Promise<PromoteResult> {
-  const problems = await checkDeployCandidate(input);
+  const problems = await deploy(summaries.deployCheck(input.versionNumber)).checkDeployCandidate(input);
   if (problems.length > 0) {
     throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: problems.join('; '), nonRetryable: true, details: [problems] });
   }
-  return switchProduction(input);
+  return deploy(summaries.deploySwitch(input.versionNumber)).switchProduction(input);
 }
 
 /**
@@ -40,8 +42,8 @@ async function promote(input: PromoteInput): Promise<PromoteResult> {
 export async function testExpiryWorkflow(input: TestExpiryInput): Promise<void> {
   // Bounded: each round retires at least the deployment it waited for.
   for (let round = 0; round < 1000; round++) {
-    const next = await retireExpiredTestDeployments(input);
+    const next = await deploy(summaries.retireTests).retireExpiredTestDeployments(input);
     if (next === null) return recordOutcome('test_expiry', 'retired');
-    await sleep(Math.max(next - Date.now(), 0) + 250);
+    await sleep(Math.max(next - Date.now(), 0) + 250, { summary: summaries.testExpiry });
   }
 }

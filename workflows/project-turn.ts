@@ -1,8 +1,9 @@
-import { ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
+import { type ActivityOptions, ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
 import type { DelegationActivities } from '../activities/delegation';
 import type { ProjectTurnInput } from '../domain/project-runs';
 import { turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from './search-attributes';
+import { summaries } from './summaries';
 import { runTurn, type turnWorkflow } from './turn';
 
 /**
@@ -12,17 +13,21 @@ import { runTurn, type turnWorkflow } from './turn';
  * streams, debits and resumes like any turn — and its answer goes back to the manager.
  */
 export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void> {
-  const delegation = proxyActivities<DelegationActivities>({
+  const options: ActivityOptions = {
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 10 },
-  });
-  await runTurn(input, async (call) => {
-    const started = await delegation.startDelegation({ turnId: input.turnId, call, reserve: input.limits.reserveCredits ?? 0 });
+  };
+  const delegation = (summary: string) => proxyActivities<DelegationActivities>({ ...options, summary });
+  await runTurn(input, async (call, shownName) => {
+    // The member is known by the id the manager gave until the delegation is accepted.
+    const asked = typeof call.args.agentId === 'string' ? call.args.agentId : shownName;
+    const started = await delegation(summaries.delegate(asked)).startDelegation({ turnId: input.turnId, call, reserve: input.limits.reserveCredits ?? 0 });
     if ('result' in started) return started.result;
     const { child } = started;
     try {
       await executeChild<typeof turnWorkflow>('turnWorkflow', {
         workflowId: turnWorkflowId(child.turnId),
+        staticSummary: summaries.delegatedTurn(child.name),
         args: [{ turnId: child.turnId, limits: input.limits }],
         // The member's turn ends itself with a terminal event on every path. A manager's turn that
         // is cancelled (or runs out of time) cancels it, as its in-flight work, and waits for it to
@@ -39,6 +44,6 @@ export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void
       // A member's turn that was terminated or timed out: `finishDelegation` reports it as failed.
       if (!(err instanceof ChildWorkflowFailure)) throw err;
     }
-    return delegation.finishDelegation({ turnId: input.turnId, call, child });
+    return delegation(summaries.delegated(child.name)).finishDelegation({ turnId: input.turnId, call, child });
   });
 }

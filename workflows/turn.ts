@@ -1,12 +1,16 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, type ActivityOptions, CancellationScope, isCancellation, log, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
 import type { TurnErrorCode } from '../domain/turn-events';
 import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
+import { summaries } from './summaries';
 
-/** Runs one tool call of a turn and gives the model its result. */
-export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
+/**
+ * Runs one tool call of a turn and gives the model its result; `shownName` is the tool's name as
+ * the turn's events show it (`files.write`), for the call's summary in the Temporal UI.
+ */
+export type RunToolCall = (call: TranscriptToolCall, shownName: string) => Promise<ToolCallResult>;
 
 /**
  * One conversation turn: model call → tool calls → model call … until a final answer, the step
@@ -14,11 +18,10 @@ export type RunToolCall = (call: TranscriptToolCall) => Promise<ToolCallResult>;
  * resumes at the last finished step. Every path ends the turn with exactly one terminal event.
  */
 export async function turnWorkflow(input: TurnInput): Promise<void> {
-  const tools = proxyActivities<ToolCallActivities>({
-    startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '1 second', maximumAttempts: 3 },
-  });
-  await runTurn(input, (call) => tools.runTool({ turnId: input.turnId, call }));
+  const options: ActivityOptions = { startToCloseTimeout: '5 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 } };
+  await runTurn(input, (call, shownName) =>
+    proxyActivities<ToolCallActivities>({ ...options, summary: summaries.tool(shownName) }).runTool({ turnId: input.turnId, call }),
+  );
 }
 
 /**
@@ -32,7 +35,7 @@ export async function turnWorkflow(input: TurnInput): Promise<void> {
  * A turn stopped for its credits before a step keeps the text of the steps it finished.
  */
 export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<void> {
-  const model = proxyActivities<TurnActivities>({
+  const modelOptions: ActivityOptions = {
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: limits.heartbeatTimeoutMs,
     retry: {
@@ -42,31 +45,35 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       maximumAttempts: limits.modelMaxAttempts,
       nonRetryableErrorTypes: nonRetryableTurnFailures,
     },
-  });
+  };
+  const model = (step: number) => proxyActivities<TurnActivities>({ ...modelOptions, summary: summaries.modelStep(step) });
   // Short, idempotent database writes: run as local activities, in the worker that runs this
   // workflow, without a round trip through the Temporal server (a crash re-runs them; they write once).
-  const bookkeeping = proxyLocalActivities<TurnActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
-  });
+  const bookkeeping = (summary: string) =>
+    proxyLocalActivities<TurnActivities>({
+      startToCloseTimeout: '30 seconds',
+      retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+      summary,
+    });
   // The end of a turn is written whatever happens to the loop.
   const settle = (end: () => Promise<void>) => CancellationScope.nonCancellable(end);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const workflowScope = CancellationScope.current();
-  const loop = new CancellationScope({ cancellable: true, ...(limits.turnTimeoutMs ? { timeout: limits.turnTimeoutMs } : {}) });
+  const loop = new CancellationScope({ cancellable: true });
   let reply = '';
   try {
-    const outcome = await loop.run(async () => {
+    const outcome = await runWithDeadline(loop, limits.turnTimeoutMs, async () => {
       const transcript: TranscriptItem[] = [];
       for (let step = 1; step <= limits.maxSteps; step++) {
-        const result = await model.modelStep({ turnId, step, transcript });
+        const result = await model(step).modelStep({ turnId, step, transcript });
         usage.inputTokens += result.usage.inputTokens;
         usage.outputTokens += result.usage.outputTokens;
         reply += result.text;
         if (result.toolCalls.length === 0) return { reply };
         transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
-        for (const call of result.toolCalls) {
-          const outcome = await runCall(call);
+        for (const [i, call] of result.toolCalls.entries()) {
+          // Results recorded before `toolNames` existed lack it: the model's name will do there.
+          const outcome = await runCall(call, result.toolNames?.[i] ?? call.name);
           transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
         }
         // The transcript is the next step's input: it must stay under Temporal's payload limit.
@@ -74,16 +81,38 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       }
       return undefined;
     });
-    if (outcome) await settle(() => bookkeeping.finishTurn({ turnId, reply: outcome.reply, usage }));
-    else await settle(() => bookkeeping.failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
+    if (outcome) await settle(() => bookkeeping(summaries.turnEnd('done')).finishTurn({ turnId, reply: outcome.reply, usage }));
+    else await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
   } catch (err) {
     const end = workflowScope.consideredCancelled
       ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
       : loop.consideredCancelled && isCancellation(err)
         ? { message: `the turn did not finish within its time limit of ${Math.round((limits.turnTimeoutMs ?? 0) / 1000)} s`, retryable: true }
         : describeFailure(turnId, err);
-    await settle(() => bookkeeping.failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
+    await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
   }
+}
+
+/**
+ * Runs `fn` in `scope`, cancelling the scope when `timeoutMs` passes: what a scope's own `timeout`
+ * option does (a timer started in a child scope before `fn` runs, cancelled when `fn` ends), but
+ * with the timer named "turn deadline" in the Temporal UI, which that option cannot do. The same
+ * commands in the same order, so runs started before this change replay unchanged.
+ */
+function runWithDeadline<T>(scope: CancellationScope, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return scope.run(async () => {
+    if (!timeoutMs) return fn();
+    const timer = new CancellationScope();
+    void timer.run(() => sleep(timeoutMs, { summary: summaries.turnDeadline })).then(
+      () => scope.cancel(),
+      () => undefined, // the loop ended (or was cancelled) first
+    );
+    try {
+      return await fn();
+    } finally {
+      if (!timer.consideredCancelled) timer.cancel();
+    }
+  });
 }
 
 /** Failure types whose messages are ours (no provider or engine text): shown as they are. */

@@ -2,6 +2,7 @@ import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { WebhookDeliveryFailure, type WebhookDeliveryOutcome, type WebhookRunInput, type WebhookRunResult } from '../domain/webhook-runs';
 import { runChildTurn } from './child-turn';
+import { summaries } from './summaries';
 
 /**
  * One accepted inbound webhook request (docs/http-api.md: Webhooks). The API has already written the
@@ -11,7 +12,7 @@ import { runChildTurn } from './child-turn';
  * recorded in the run's result, not a failed run.
  */
 export async function webhookRunWorkflow(input: WebhookRunInput): Promise<WebhookRunResult> {
-  await runChildTurn(input);
+  await runChildTurn({ ...input, origin: 'webhook' });
   const ids = { turnId: input.turnId, conversationId: input.conversationId };
   if (!input.url) return ids;
   return { ...ids, delivery: await deliver(input, input.url) };
@@ -27,6 +28,7 @@ async function deliver(input: WebhookRunInput, url: string): Promise<WebhookDeli
       maximumAttempts: input.delivery.maxAttempts,
       nonRetryableErrorTypes: Object.values(WebhookDeliveryFailure),
     },
+    summary: summaries.deliverWebhook,
   });
   try {
     const status = await deliverWebhookResult({

@@ -17,12 +17,14 @@ const RESULT_PREVIEW_CHARS = 200;
  * - A user message is echoed: "hello" → `(offline model) You said: hello` (the text of the last
  *   user message, trimmed; image parts add ` [N image(s) attached]`).
  * - Tool calls: each line of the last user message of the form `/tool <name> <json-object>`
- *   (e.g. `/tool files.write {"path":"notes.md","content":"hi"}`; the JSON may be omitted for `{}`)
+ *   (e.g. `/tool files_write {"path":"notes.md","content":"hi"}`; the JSON may be omitted for `{}`)
  *   becomes a tool call, in order, with ids `call_1`, `call_2`… (numbering continues after the tool
  *   calls already in the conversation, so ids stay unique), no text and finish reason `tool-calls`.
- *   Other lines are then ignored. If any such line names a tool that is not offered or has
- *   arguments that are not a JSON object, nothing is called and the reply says so, e.g.
- *   `(offline model) Unknown tool "nope". Available tools: files.write.`
+ *   `<name>` is the name the model calls the tool by (`files_write`, `catalog__search`) or the name
+ *   events show, which the naming rule turns into it (docs/tools.md: `files.write` → `files_write`,
+ *   `catalog.search` → `catalog__search`). Other lines are then ignored. If any such line names a
+ *   tool that is not offered or has arguments that are not a JSON object, nothing is called and
+ *   the reply says so, e.g. `(offline model) Unknown tool "nope". Available tools: files_write.`
  * - When the conversation ends with tool results, the reply summarises them:
  *   `(offline model) Tool results: <name>: <first 200 chars of content>; <name>: …`
  *   (a failed tool shows as `<name> (error): …`).
@@ -92,9 +94,11 @@ export class LocalModelProvider implements ModelProvider {
     const problems: string[] = [];
     const toolCalls: ModelToolCall[] = [];
     let nextId = messages.reduce((n, m) => n + (m.role === 'assistant' ? (m.toolCalls?.length ?? 0) : 0), 0) + 1;
-    for (const { name, json } of toolLines) {
-      if (!offered.includes(name)) {
-        problems.push(`Unknown tool "${name}". Available tools: ${offered.length > 0 ? offered.join(', ') : 'none'}.`);
+    for (const line of toolLines) {
+      const name = offeredName(line.name, offered);
+      const { json } = line;
+      if (name === undefined) {
+        problems.push(`Unknown tool "${line.name}". Available tools: ${offered.length > 0 ? offered.join(', ') : 'none'}.`);
         continue;
       }
       const args = parseObject(json);
@@ -107,6 +111,16 @@ export class LocalModelProvider implements ModelProvider {
     if (problems.length > 0) return { text: `${OFFLINE_PREFIX}${problems.join(' ')}`, toolCalls: [] };
     return { text: '', toolCalls };
   }
+}
+
+/**
+ * The offered name a `/tool` line means: itself, or a name as events show it under the naming
+ * rule — a built-in's dot becomes `_` (`files.write`), an MCP tool's `server.tool` becomes
+ * `server__tool`. Undefined when none is offered.
+ */
+function offeredName(name: string, offered: readonly string[]): string | undefined {
+  const candidates = [name, name.replace('.', '_'), name.replace('.', '__')];
+  return candidates.find((c) => offered.includes(c));
 }
 
 function userText(message: Extract<ModelMessage, { role: 'user' }>): { text: string; images: number } {

@@ -63,7 +63,7 @@ export function createToolRunner(opts: {
 
   return {
     async available(ctx) {
-      return (await offered(ctx)).map((t) => t.definition);
+      return (await offered(ctx)).map(({ definition, displayName }) => ({ definition, displayName }));
     },
     async prepare(ctx: ToolContext, call: ModelToolCall): Promise<PreparedCall> {
       const tool = (await offered(ctx)).find((t) => t.definition.name === call.name);

@@ -33,7 +33,8 @@ export interface PreparedCall {
 
 /** Offers tools to the model and prepares its calls. Each call runs as its own activity. */
 export interface ToolRunner {
-  available(ctx: ToolContext): Promise<ModelTool[]>;
+  /** The tools offered: each definition the model sees, and the name the turn's `tool` events show. */
+  available(ctx: ToolContext): Promise<Array<{ definition: ModelTool; displayName: string }>>;
   prepare(ctx: ToolContext, call: ModelToolCall): Promise<PreparedCall>;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentConversationSchema, askSchema, messageSchema, startConversationSchema, turnStateSchema } from '../../domain/conversation';
 import { AppError } from '../../domain/errors';
 import { projectConversationSchema } from '../../domain/project-conversation';
+import { turnEventSchema } from '../../domain/turn-events';
 import type { ConversationsService } from '../../services/conversations';
 import type { TurnCancellation } from '../../services/turn-cancel';
 import type { ApiDeps } from '../context';
@@ -77,7 +78,7 @@ export function conversationRoutes(
       method: 'post', path: '/v1/conversations/:conversationId/turns', operationId: 'ask', tag: 'Conversations',
       summary: 'Send a message; the answer is the turn as Server-Sent Events (start … done | error)',
       params: conversationIdParam, body: askSchema, limit: 'streams',
-      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
       errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'project_archived', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'storage_quota_exceeded', 'temporal_unavailable'],
     },
     async (ctx, { params, body }) => {
@@ -92,7 +93,7 @@ export function conversationRoutes(
       method: 'get', path: '/v1/turns/:turnId/events', operationId: 'turnEvents', tag: 'Conversations',
       summary: 'The events of a turn after `Last-Event-ID` (all of them without it), live until its end',
       params: turnIdParam, limit: 'streams',
-      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
       errors: ['turn_not_found'],
     },
     async (ctx, { params }) => {
@@ -106,7 +107,7 @@ export function conversationRoutes(
   r.add(
     {
       method: 'post', path: '/v1/turns/:turnId/cancel', operationId: 'cancelTurn', tag: 'Conversations',
-      summary: 'Cancel a running turn (our addition): it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
+      summary: 'Cancel a running turn: it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
       params: turnIdParam,
       response: { status: 200, description: "The turn's state: `cancelled`, or how it had already ended", schema: turnStateSchema },
       errors: ['turn_not_found', 'temporal_unavailable'],

@@ -12,6 +12,7 @@ import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
 import type { TurnsRepository } from '../../db/repositories/turns';
 import { AppError } from '../../domain/errors';
+import { turnEventSchema } from '../../domain/turn-events';
 
 const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
 const tokenParam = z.object({ token: z.string().min(1).max(200) });
@@ -107,7 +108,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       method: 'post', path: '/v1/public/chat', operationId: 'publicChat', tag: 'Public', auth: 'none',
       summary: "A visitor's message; the answer is the turn as Server-Sent Events. One conversation per (agent, user.id, verified or not)",
       body: publicChatBodySchema,
-      response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream' },
+      response: { status: 200, description: 'The turn, streamed (an empty balance: a single `error` event)', contentType: 'text/event-stream', events: turnEventSchema },
       errors: [...publicAuth, 'turn_in_progress', 'temporal_unavailable'],
     },
     async (ctx, { body }) => {
@@ -143,7 +144,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       method: 'get', path: '/v1/public/turns/:turnId/events', operationId: 'publicTurnEvents', tag: 'Public', auth: 'none',
       summary: "A turn of the visitor's conversation (`?userId=`, and `X-Visitor-Token` for a verified one) after `Last-Event-ID`, live until its end",
       params: turnIdParam, query: eventsQuery, limit: 'public-reads',
-      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream' },
+      response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
       errors: [...publicAuth, 'turn_not_found'],
     },
     async (ctx, { params, query }) => {

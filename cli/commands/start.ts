@@ -7,13 +7,14 @@ import { ensureKeyFile } from '../../infra/key-file';
 import type { Logger } from '../../infra/logger';
 import { startTracing } from '../../infra/tracing/switch';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
+import { startBanner } from '../banner';
 import { preloadRuntime, runApi, runWorker, type Stoppable } from '../runtime';
 import { openDatabase, openTemporal, type Say } from '../backing-services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
 /** Migrates, then makes sure the dev workspace and its key exist. */
-async function prepareDatabase(url: string, config: Config, say: Say) {
-  const db = createDb({ url, poolMax: 2 });
+async function prepareDatabase(url: string, config: Config, logger: Logger, say: Say) {
+  const db = createDb({ url, poolMax: 2, logger });
   try {
     const applied = await migrateLatest(db);
     if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
@@ -57,24 +58,22 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     const temporal = await openTemporal(config, say);
     stack.push(temporal);
 
-    const { credentials, created } = await prepareDatabase(database.url, config, say);
+    const { credentials, created } = await prepareDatabase(database.url, config, logger, say);
 
     stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
     stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
 
-    say('');
-    say('Hosted Agents is running.');
-    say(`  API          ${config.baseURL}`);
-    say(`  Embed        ${config.embedURL}/embed/v1.js`);
-    say(`  Temporal UI  ${temporal.uiURL ?? '(remote cluster: use its own UI)'}`);
-    say(`  Temporal     ${temporal.address} (namespace ${config.TEMPORAL_NAMESPACE})`);
-    say(`  PostgreSQL   ${database.embedded ? `embedded, data in ${config.dataDir}/postgres` : 'DATABASE_URL'}`);
-    say(`  Workspace    ${credentials.workspaceId}${created ? ' (created: dev, 1000 credits)' : ''}`);
-    say(`  API key      ${credentials.apiKey}`);
-    say(`  Credentials  ${devCredentialsPath(config.dataDir)}`);
-    say('');
-    say(`  curl -H "Authorization: Bearer ${credentials.apiKey}" ${config.baseURL}/v1/workspace`);
-    say('');
+    const banner = startBanner(config, {
+      ...(temporal.uiURL ? { temporalUI: temporal.uiURL } : {}),
+      temporalAddress: temporal.address,
+      embeddedDatabase: database.embedded,
+      workspaceId: credentials.workspaceId,
+      workspaceCreated: created,
+      apiKey: credentials.apiKey,
+      credentialsPath: devCredentialsPath(config.dataDir),
+      quietLogs: config.LOG_LEVEL === undefined,
+    });
+    for (const line of banner) say(line);
   } catch (e) {
     await stopAll();
     throw e;

@@ -17,26 +17,33 @@ interface VersionRow {
   id: string;
   agent_id: string;
   number: number;
+  /** The role the version was published with (migration 020); `agents.role` is the current one. */
+  role: Agent['role'];
   config: AgentConfig;
   created_at: Date;
 }
 
-/** An agent as of one version: the snapshot's configuration with the agent's identity. */
-function toAgent(agent: Pick<AgentRow, 'id' | 'role' | 'created_at'>, version: VersionRow): Agent {
+/** An agent as of one version: the snapshot's role and configuration with the agent's identity. */
+function toAgent(agent: Pick<AgentRow, 'id' | 'created_at'>, version: VersionRow): Agent {
   return {
     id: agent.id,
-    role: agent.role,
+    role: version.role,
     ...version.config,
     version: version.number,
+    versionId: version.id,
     createdAt: iso(agent.created_at),
     updatedAt: iso(version.created_at),
   };
 }
 
 /** jsonb goes in as text: node-postgres would turn a top-level array into a PostgreSQL array. */
-async function insertVersion(trx: Knex.Transaction, agentId: string, number: number, config: AgentConfig): Promise<VersionRow> {
+async function insertVersion(
+  trx: Knex.Transaction,
+  agentId: string,
+  { number, role, config }: Pick<VersionRow, 'number' | 'role' | 'config'>,
+): Promise<VersionRow> {
   const [row] = await trx('agent_versions')
-    .insert({ id: newId('version'), agent_id: agentId, number, config: JSON.stringify(config) })
+    .insert({ id: newId('version'), agent_id: agentId, number, role, config: JSON.stringify(config) })
     .returning('*');
   return row as VersionRow;
 }
@@ -68,7 +75,7 @@ export class AgentsRepository {
     const [agent] = await trx<AgentRow>('agents')
       .insert({ id: input.id, workspace_id: input.workspaceId, role: input.role, current_version: 1 })
       .returning('*');
-    const version = await insertVersion(trx, input.id, 1, input.config);
+    const version = await insertVersion(trx, input.id, { number: 1, role: input.role, config: input.config });
     return toAgent(agent!, version);
   }
 
@@ -78,9 +85,9 @@ export class AgentsRepository {
       .join('agent_versions as v', (j) => j.on('v.agent_id', 'a.id').andOn('v.number', 'a.current_version'))
       .where('a.workspace_id', workspaceId)
       .orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])
-      .select('a.id', 'a.role', 'a.created_at', 'v.id as version_id', 'v.number', 'v.config', 'v.created_at as version_created_at');
+      .select('a.id', 'a.created_at', 'v.id as version_id', 'v.number', 'v.role', 'v.config', 'v.created_at as version_created_at');
     return rows.map((r) =>
-      toAgent(r, { id: r.version_id, agent_id: r.id, number: r.number, config: r.config, created_at: r.version_created_at }),
+      toAgent(r, { id: r.version_id, agent_id: r.id, number: r.number, role: r.role, config: r.config, created_at: r.version_created_at }),
     );
   }
 
@@ -150,19 +157,22 @@ export class AgentsRepository {
 
   /**
    * Publishes the next version: locks the agent row, hands the current configuration to
-   * `change`, and stores what it returns as version N+1. Concurrent publishes queue on the
-   * lock, so each builds on the one before and none is lost. `then` runs in the same transaction
-   * (what must commit with the version: the agent's webhooks).
+   * `change`, and stores what it returns as version N+1, with `role` (default: the current one)
+   * as the agent's role from now on. Concurrent publishes queue on the lock, so each builds on the
+   * one before and none is lost. `then` runs in the same transaction (what must commit with the
+   * version: the agent's webhooks).
    */
   async publish({
     workspaceId,
     agentId,
     change,
+    role,
     then,
   }: {
     workspaceId: string;
     agentId: string;
     change: (current: AgentConfig) => AgentConfig;
+    role?: Agent['role'];
     then?: (trx: Knex.Transaction, previous: AgentConfig, next: AgentConfig) => Promise<void>;
   }): Promise<PublishOutcome> {
     return this.db.transaction(async (trx) => {
@@ -171,8 +181,9 @@ export class AgentsRepository {
       const current = await trx<VersionRow>('agent_versions').where({ agent_id: agentId, number: agent.current_version }).first();
       const next = change(current!.config);
       const number = agent.current_version + 1;
-      const version = await insertVersion(trx, agentId, number, next);
-      await trx('agents').where({ id: agentId }).update({ current_version: number, updated_at: version.created_at });
+      const nextRole = role ?? agent.role;
+      const version = await insertVersion(trx, agentId, { number, role: nextRole, config: next });
+      await trx('agents').where({ id: agentId }).update({ current_version: number, role: nextRole, updated_at: version.created_at });
       await then?.(trx, current!.config, next);
       return { agent: toAgent(agent, version) };
     });

@@ -166,6 +166,7 @@ export class DeploymentsRepository {
     return this.served(this.db('agents as a').where('a.slug', slug));
   }
 
+  /** The production version of a freelancer: a teammate (made one after its deploys too) is served nowhere. */
   private async served(query: Knex.QueryBuilder): Promise<ServedAgent | undefined> {
     const row = await query
       .join('agent_versions as v', (j) => j.on('v.agent_id', 'a.id').andOn('v.number', 'a.prod_version'))
@@ -222,12 +223,13 @@ export class DeploymentsRepository {
     return at ? at.getTime() : null;
   }
 
-  /** The agent a live test host serves, at the deployed version. */
+  /** The agent a live test host serves, at the deployed version; none while the agent is a teammate (like `served`). */
   async servedByTestHost({ label }: { label: string }): Promise<ServedAgent | undefined> {
     const row = await this.db('test_deployments as t')
       .join('agents as a', 'a.id', 't.agent_id')
       .join('agent_versions as v', 'v.id', 't.version_id')
       .where('t.host_label', label)
+      .where('a.role', 'freelancer')
       .whereNull('t.retired_at')
       .where('t.expires_at', '>', this.db.fn.now())
       .first('a.workspace_id', 'a.id', 'a.slug', 'v.number', 'v.config', 't.id as test_id');

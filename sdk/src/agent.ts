@@ -58,7 +58,11 @@ export class AgentHandle {
     return this.#knowledge;
   }
 
-  /** Changes configuration fields and publishes a version (`PATCH /v1/agents/:agentId`); see `UpdateAgentFields`. */
+  /**
+   * Changes configuration fields, or the role, and publishes a version (`PATCH /v1/agents/:agentId`);
+   * see `UpdateAgentFields`. Resolves to the agent at that version: its `versionId` is what to
+   * deploy (`agent.update({ role: 'freelancer' })` makes a teammate publishable).
+   */
   async update(fields: UpdateAgentFields, options: CallOptions = {}): Promise<Agent> {
     return this.#agent('PATCH', '', { body: fields, signal: options.signal });
   }
@@ -69,8 +73,12 @@ export class AgentHandle {
   }
 
   /**
-   * Every version snapshot, newest first (`GET /v1/agents/:agentId/versions`). Their methods act
-   * on the agent, not on the snapshot. For the deployment list see `ws.agents.versions(agentId)`.
+   * Every version snapshot, newest first (`GET /v1/agents/:agentId/versions`): full `Agent`s, each
+   * as it was published. A snapshot's `id` is the agent's (`agt_…`); its version id (`ver_…`, what
+   * deploys take) is `versionId`. Their methods act on the agent, not on the snapshot.
+   *
+   * Not to be confused with `ws.agents.versions(agentId)`, the deployment list: small
+   * `VersionItem`s `{ id: 'ver_…', number, deployedAt, isProd }`.
    */
   async versions(options: CallOptions = {}): Promise<Agent[]> {
     const records = await this.#http.request<AgentRecord[]>('GET', `${this.#path()}/versions`, { signal: options.signal, expect: 'list' });
@@ -106,27 +114,27 @@ export class AgentHandle {
     return this.#http.request<Webhook[]>('GET', `${this.#path()}/webhooks`, { signal: options.signal, expect: 'list' });
   }
 
-  /** The agent's credit cap and what its turns have spent or reserved (`GET /v1/agents/:agentId/credit-cap`, our addition). */
+  /** The agent's credit cap and what its turns have spent or reserved (`GET /v1/agents/:agentId/credit-cap`). */
   async creditCap(options: CallOptions = {}): Promise<CreditCap> {
     return this.#http.request<CreditCap>('GET', `${this.#path()}/credit-cap`, { signal: options.signal, expect: 'object' });
   }
 
   /**
    * Caps the credits the agent's turns may spend in all, `null` removing the cap
-   * (`PUT /v1/agents/:agentId/credit-cap`, our addition). Once a turn would take `spent` past the
+   * (`PUT /v1/agents/:agentId/credit-cap`). Once a turn would take `spent` past the
    * cap, its start is refused with 409 `insufficient_credits`; raise the cap to go on.
    */
   async setCreditCap(credits: number | null, options: CallOptions = {}): Promise<CreditCap> {
     return this.#http.request<CreditCap>('PUT', `${this.#path()}/credit-cap`, { body: { credits }, signal: options.signal, expect: 'object' });
   }
 
-  /** Who may chat with the published agent, and the identity secret's dates (`GET /v1/agents/:agentId/visitor-identity`, our addition). */
+  /** Who may chat with the published agent, and the identity secret's dates (`GET /v1/agents/:agentId/visitor-identity`). */
   async visitorIdentity(options: CallOptions = {}): Promise<VisitorIdentity> {
     return this.#http.request<VisitorIdentity>('GET', `${this.#path()}/visitor-identity`, { signal: options.signal, expect: 'object' });
   }
 
   /**
-   * Sets who may chat (`PUT /v1/agents/:agentId/visitor-identity`, our addition): `anonymous`,
+   * Sets who may chat (`PUT /v1/agents/:agentId/visitor-identity`): `anonymous`,
    * `verified` or `either`; takes effect at once, no deploy. `verified` and `either` need an
    * identity secret first (`rotateVisitorSecret`).
    */
@@ -135,8 +143,8 @@ export class AgentHandle {
   }
 
   /**
-   * Creates the agent's identity secret, or replaces it (`POST /v1/agents/:agentId/visitor-identity/secret`,
-   * our addition). The secret is in the answer this once. Tokens signed with the one it replaces
+   * Creates the agent's identity secret, or replaces it (`POST /v1/agents/:agentId/visitor-identity/secret`).
+   * The secret is in the answer this once. Tokens signed with the one it replaces
    * still verify for `graceSeconds` (default a day; 0 after a leak: they stop at once).
    */
   async rotateVisitorSecret(options: CallOptions & { graceSeconds?: number } = {}): Promise<VisitorSecret> {
@@ -146,7 +154,7 @@ export class AgentHandle {
 
   /**
    * The origins where the agent's embed may run and whose pages may call its public chat
-   * (`GET /v1/agents/:agentId/allowed-origins`, our addition); empty: any origin.
+   * (`GET /v1/agents/:agentId/allowed-origins`); empty: any origin.
    */
   async allowedOrigins(options: CallOptions = {}): Promise<string[]> {
     const r = await this.#http.request<{ origins: string[] }>('GET', `${this.#path()}/allowed-origins`, { signal: options.signal, expect: 'object' });
@@ -155,7 +163,7 @@ export class AgentHandle {
 
   /**
    * Replaces the allowed origins, e.g. `['https://shop.example.com']`, `[]` allowing any
-   * (`PUT /v1/agents/:agentId/allowed-origins`, our addition). Each is `http(s)://host[:port]`
+   * (`PUT /v1/agents/:agentId/allowed-origins`). Each is `http(s)://host[:port]`
    * (no path); at most 100. Applies at once, with no deploy. Resolves to the list as stored
    * (lower case, default ports dropped, duplicates once); a bad one rejects with 400
    * `invalid_request` naming it (`body.origins[2]`) and nothing changes. Browsers on other sites
@@ -217,8 +225,7 @@ export class AgentHandle {
 
   /**
    * Supplies values for the agent's fixed-scope secrets and connections
-   * (`PUT /v1/agents/:agentId/credentials`, body `{ secrets?, connections? }`; variant 1 of the
-   * spec). Each name must be declared by the agent's latest version with scope `fixed`
+   * (`PUT /v1/agents/:agentId/credentials`, body `{ secrets?, connections? }`). Each name must be declared by the agent's latest version with scope `fixed`
    * (conversation-scope values go to `conversation.bind`), else the call rejects with 400
    * `invalid_request` naming it and nothing is stored. Given names replace their stored values;
    * others stay. Values are stored encrypted and never returned by any call.
@@ -228,7 +235,7 @@ export class AgentHandle {
   }
 
   /**
-   * `bind` in the form of variant 2 of the spec: `attach(connection)`, `attach([c1, c2])` or
+   * The same as `bind`, taking connections as they come: `attach(connection)`, `attach([c1, c2])` or
    * `attach({ secrets })`. One request (`PUT /v1/agents/:agentId/credentials`); same rules as `bind`.
    */
   async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {

@@ -6,15 +6,19 @@ import { bodyId, segment } from './paths.js';
 import type { AgentRecord, CreateAgentFields } from './types/agent.js';
 import type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
 
+/** Where a version id comes from, said when one is missing. */
+const VERSION_ID_HINT = "a version id (ver_…) is agent.versionId, or an item's id from ws.agents.versions(agentId)";
+
 /**
  * The workspace's agents (`ws.agents`): creating and listing them, and publishing them
  * (`deployToTest`, `deployToProd`, `versions`, `rollback`, public tokens). For one agent, use
  * `ws.agent(agentId)`.
  *
  * Only `freelancer` agents are published: the deploy calls reject a teammate's version with 409
- * `agent_not_publishable`. Deploys take a version id (`ver_…`), found in `versions(agentId)`.
- * An id that is empty (or, in a path, `.` or `..`) makes the call reject with code
- * `invalid_request`, without a request.
+ * `agent_not_publishable` (make it one with `agent.update({ role: 'freelancer' })`). Deploys take
+ * a version id (`ver_…`): `agent.versionId` of the Agent a create or update resolved to, or an
+ * item's `id` from `versions(agentId)`. An id that is empty (or, in a path, `.` or `..`) makes
+ * the call reject with code `invalid_request`, without a request.
  */
 export class AgentsResource {
   readonly #http: HttpClient;
@@ -38,7 +42,11 @@ export class AgentsResource {
 
   /**
    * The deployment list of an agent, newest first (`GET /v1/agents/:agentId/deployments`):
-   * one item per version, exactly one of them `isProd`. For full snapshots see `agent.versions()`.
+   * `VersionItem`s `{ id: 'ver_…', number, deployedAt, isProd }`, one per version, at most one
+   * `isProd`. An item's `id` is what the deploy calls and `rollback` take.
+   *
+   * Not to be confused with `agent.versions()`, which resolves to the full snapshots (`Agent`s,
+   * whose `id` is the agent's `agt_…` and whose `versionId` is the item's `id`).
    */
   async versions(agentId: string, options: CallOptions = {}): Promise<VersionItem[]> {
     const path = `/v1/agents/${segment(agentId, 'agent id')}/deployments`;
@@ -51,11 +59,12 @@ export class AgentsResource {
    * not for end users; it stops working at `expiresAt`. Calling again for the same version while
    * its test URL is live resolves to the same URL and expiry.
    *
-   * Rejects with 404 `version_not_found` for an unknown version id and 409
+   * Rejects with 404 `version_not_found` for an unknown version id, 400 `invalid_request` for
+   * something that is no `ver_…` id (a version number, an agent id), and 409
    * `agent_not_publishable` for a version of a teammate agent.
    */
   async deployToTest(versionId: string, options: CallOptions = {}): Promise<TestDeployment> {
-    const body = { versionId: bodyId(versionId, 'version id') };
+    const body = { versionId: bodyId(versionId, 'version id', VERSION_ID_HINT) };
     return this.#http.request<TestDeployment>('POST', '/v1/deployments/test', { body, signal: options.signal, expect: 'object' });
   }
 
@@ -80,7 +89,7 @@ export class AgentsResource {
    * that same promotion instead of starting another.
    */
   async deployToProd(versionId: string, options: CallOptions = {}): Promise<ProdDeployment> {
-    const body = { versionId: bodyId(versionId, 'version id') };
+    const body = { versionId: bodyId(versionId, 'version id', VERSION_ID_HINT) };
     return this.#http.request<ProdDeployment>('POST', '/v1/deployments/prod', { body, signal: options.signal, expect: 'object' });
   }
 
@@ -95,7 +104,7 @@ export class AgentsResource {
    */
   async rollback(agentId: string, versionId: string, options: CallOptions = {}): Promise<void> {
     const path = `/v1/agents/${segment(agentId, 'agent id')}/rollback`;
-    const body = { versionId: bodyId(versionId, 'version id') };
+    const body = { versionId: bodyId(versionId, 'version id', VERSION_ID_HINT) };
     await this.#http.request<void>('POST', path, { body, signal: options.signal });
   }
 

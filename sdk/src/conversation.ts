@@ -111,7 +111,7 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
   /**
    * Supplies values for the conversation-scope secrets and connections of the agent version the
    * conversation runs on (`PUT /v1/conversations/:conversationId/credentials`, body
-   * `{ secrets?, connections? }`; variant 1 of the spec). Each name must be declared by that
+   * `{ secrets?, connections? }`). Each name must be declared by that
    * version with scope `conversation` (fixed-scope values go to `agent.bind`), else the call
    * rejects with 400 `invalid_request` naming it and nothing is stored. Given names replace
    * their stored values; others stay. Once every required value is supplied the conversation
@@ -122,7 +122,7 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
   }
 
   /**
-   * `bind` in the form of variant 2 of the spec: `attach(connection)`, `attach([c1, c2])` or
+   * The same as `bind`, taking connections as they come: `attach(connection)`, `attach([c1, c2])` or
    * `attach({ secrets })`. One request (`PUT /v1/conversations/:conversationId/credentials`).
    */
   async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {
@@ -131,8 +131,7 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
 
   /**
    * The connections of the conversation's agent version as the conversation sees them: its own
-   * values and its agent's (`GET /v1/conversations/:conversationId/connections`). An addition
-   * to the spec's surface.
+   * values and its agent's (`GET /v1/conversations/:conversationId/connections`).
    */
   async connections(options: CallOptions = {}): Promise<ConnectionStatus[]> {
     return listConnections(this.#http, this.#path(), options.signal);

@@ -7,7 +7,7 @@ import type { AgentConversationRecord } from './types/conversation.js';
 import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
 
 /**
- * `ws.endUser(id)` (spec variant 2): an end user of your product, by your own id of them — the id
+ * `ws.endUser(id)`: an end user of your product, by your own id of them — the id
  * a visitor gives public chat, or the one passed to `agent.start({ endUser })`. Built without a
  * request. Their conversations, and the conversation-scope values that belong to them: every
  * conversation of this end user sees them, no other conversation does.
@@ -43,12 +43,12 @@ export class EndUserHandle {
     return authorize(this.#http, this.#path(), provider, options.signal);
   }
 
-  /** Supplies values that serve every conversation of the end user (variant 1 shape). */
+  /** Supplies values that serve every conversation of the end user (`bind` form: `{ secrets?, connections? }`). */
   async bind(input: BindInput, options: CallOptions = {}): Promise<void> {
     await putCredentials(this.#http, this.#path(), bindBody(input), options.signal);
   }
 
-  /** Supplies values that serve every conversation of the end user (variant 2 shape). */
+  /** Supplies values that serve every conversation of the end user (`attach` form: a connection, a list of them, or `{ secrets }`). */
   async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {
     await putCredentials(this.#http, this.#path(), attachBody(input), options.signal);
   }

@@ -38,8 +38,8 @@ export class AgentKnowledge {
   }
 
   /**
-   * Reads the bytes of the file at `path` (`GET /v1/agents/:agentId/knowledge/<path>`). Not in
-   * the spec's operation list: an addition of this SDK. Decode text with `new TextDecoder().decode(bytes)`.
+   * Reads the bytes of the file at `path` (`GET /v1/agents/:agentId/knowledge/<path>`).
+   * Decode text with `new TextDecoder().decode(bytes)`.
    */
   async read(path: string, options: CallOptions = {}): Promise<Uint8Array> {
     return this.#http.requestBytes('GET', this.#url(path), { signal: options.signal });

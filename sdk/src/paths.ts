@@ -25,13 +25,14 @@ export function segment(value: string, what: string): string {
  * An id sent in a request body (`{ versionId }`), returned unchanged. Anything but a non-empty
  * string is refused with a `ServiceError` (code `invalid_request`), like an empty id in a path:
  * `JSON.stringify` would drop an `undefined` field and the service would answer about a missing
- * field instead of the id.
+ * field instead of the id. `hint` (where to find a valid one) ends the message.
  */
-export function bodyId(value: string, what: string): string {
+export function bodyId(value: string, what: string, hint?: string): string {
+  const tail = hint ? `; ${hint}` : '';
   if (typeof value !== 'string') {
-    throw new ServiceError({ code: 'invalid_request', status: 400, retryable: false, message: `${what} must be a string, got ${typeof value}` });
+    throw new ServiceError({ code: 'invalid_request', status: 400, retryable: false, message: `${what} must be a string, got ${typeof value}${tail}` });
   }
-  if (value === '') throw refuse(what, value, 'is empty');
+  if (value === '') throw refuse(what, value, `is empty${tail}`);
   return value;
 }
 

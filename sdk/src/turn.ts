@@ -42,7 +42,7 @@ type TerminalEvent = Extract<TurnEvent, { type: 'done' | 'error' }>;
  * - an `error` event from the service gives the event's `code` (`credits_exhausted`,
  *   `credit_cap_reached`) or else `turn_failed`, the event's `message` and
  *   `retryable`, and status 500 when retryable or 400 when not, so that `status` agrees with
- *   `retryable` as in the spec's error table;
+ *   `retryable` as in the service's errors (5xx and 429 only are retryable);
  * - a connection that broke and could not be resumed within the `resumeTimeout` option gives
  *   code `connection_error` (status 0, retryable): the turn may still complete on the service,
  *   and the message says so and names the turn (see below);
@@ -131,7 +131,7 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   }
 
   /**
-   * Cancels the turn (`POST /v1/turns/:turnId/cancel`, our addition): the service stops the model
+   * Cancels the turn (`POST /v1/turns/:turnId/cancel`): the service stops the model
    * or tool call in flight (and a project manager's running delegation) and ends the turn with one
    * `error` event — `retryable: false`, a message saying it was cancelled — which this Turn then
    * yields as its last event (awaiting it rejects with `turn_failed`). What the turn consumed

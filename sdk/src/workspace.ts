@@ -49,8 +49,8 @@ export class WorkspaceClient {
   }
 
   /**
-   * A handle to an end user of your product, by your own id of them (spec variant 2's
-   * `ws.endUser(id)`): their conversations, connections and values. Sends no request.
+   * A handle to an end user of your product, by your own id of them: their conversations,
+   * connections and values. Sends no request.
    */
   endUser(endUserId: string): EndUserHandle {
     return new EndUserHandle(this.http, endUserId);

@@ -28,11 +28,12 @@ const record: AgentRecord = {
     },
   ],
   version: 1,
+  versionId: 'ver_1',
   createdAt: '2025-01-01T00:00:00.000Z',
   updatedAt: '2025-01-01T00:00:00.000Z',
 };
 
-const v2: AgentRecord = { ...record, version: 2, name: 'Support v2', updatedAt: '2025-01-02T00:00:00.000Z' };
+const v2: AgentRecord = { ...record, version: 2, versionId: 'ver_2', name: 'Support v2', updatedAt: '2025-01-02T00:00:00.000Z' };
 
 /** What the fake service saw: method and URL of each request. */
 function calls(server: TestServer): string[] {
@@ -87,6 +88,16 @@ describe('SDK agents: ws.agents, ws.agent(id) and returned agents', () => {
       assertAgent(updated, v2);
       assert.equal(agent.version, 1, 'the agent update() was called on is not changed');
       assert.notEqual(updated, agent);
+    });
+
+    it("update({ role: 'freelancer' }) sends the role and resolves to the Agent at its new version, versionId included", async () => {
+      const agent = await ws.agents.create({ name: 'Support' });
+      const freelancer: AgentRecord = { ...v2, role: 'freelancer' };
+      server.respond((_req, res) => json(res, 200, freelancer));
+      const updated: Agent = await agent.update({ role: 'freelancer' });
+      assert.deepEqual(JSON.parse(server.received[1]?.body ?? ''), { role: 'freelancer' });
+      assertAgent(updated, freelancer);
+      assert.equal(updated.versionId, 'ver_2', 'the version to deploy');
     });
 
     it('list() sends GET /v1/agents, unwraps { data } and gives each item methods', async () => {

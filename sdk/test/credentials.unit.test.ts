@@ -34,6 +34,7 @@ const agentRecord: AgentRecord = {
   mcpServers: [],
   httpTools: [],
   version: 1,
+  versionId: 'ver_1',
   createdAt: '2025-01-01T00:00:00.000Z',
   updatedAt: '2025-01-01T00:00:00.000Z',
 };

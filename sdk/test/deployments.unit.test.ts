@@ -171,6 +171,19 @@ describe('SDK deployments: ws.agents publishing calls', () => {
       assert.equal(server.received.length, 0);
     });
 
+    it('a missing version id is refused with where to find one (agent.versionId, ws.agents.versions)', async () => {
+      for (const call of [
+        () => ws.agents.deployToTest(''),
+        () => ws.agents.deployToProd(undefined as unknown as string),
+        () => ws.agents.rollback('agt_1', ''),
+      ]) {
+        const err = await failure(call());
+        assert.match(err.message, /agent\.versionId/);
+        assert.match(err.message, /ws\.agents\.versions\(agentId\)/);
+      }
+      assert.equal(server.received.length, 0);
+    });
+
     it('an answer of the wrong shape rejects with invalid_response', async () => {
       server.respond((_req, res) => json(res, 200, { url: 'x' }));
       assert.equal((await failure(ws.agents.publicToken('agt_1'))).code, 'invalid_response');

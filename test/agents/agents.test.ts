@@ -42,7 +42,7 @@ describe('Agents through the SDK: create, list, get, update, delete and ids', ()
     const record = agentSchema.parse(agent);
     assert.match(record.id, /^agt_[0-9a-z]{20}$/);
     assert.deepEqual(
-      { ...record, id: undefined, createdAt: undefined, updatedAt: undefined },
+      { ...record, id: undefined, versionId: undefined, createdAt: undefined, updatedAt: undefined },
       {
         id: undefined,
         role: 'teammate',
@@ -59,10 +59,13 @@ describe('Agents through the SDK: create, list, get, update, delete and ids', ()
         mcpServers: [],
         httpTools: [],
         version: 1,
+        versionId: undefined,
         createdAt: undefined,
         updatedAt: undefined,
       },
     );
+    const [item] = await ws.agents.versions(record.id);
+    assert.equal(record.versionId, item?.id, "versionId is the version's id in the deployment list");
     assert.equal('greeting' in record, false, 'no greeting was given');
     assert.match(record.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.equal(record.updatedAt, record.createdAt, 'version 1 is published when the agent is created');
@@ -71,11 +74,11 @@ describe('Agents through the SDK: create, list, get, update, delete and ids', ()
   it('create stores every configurable field as given, and get() returns the same agent', async () => {
     const { ws } = await newSdkWorkspace(api);
     const created = agentSchema.parse(await ws.agents.create({ ...fullConfig, role: 'freelancer' }));
-    const { id, createdAt, updatedAt, version, role, ...config } = created;
+    const { id, createdAt, updatedAt, version, versionId, role, ...config } = created;
     assert.deepEqual(config, fullConfig);
     assert.equal(role, 'freelancer');
     assert.equal(version, 1);
-    assert.deepEqual(agentSchema.parse(await ws.agent(id).get()), { id, role, ...fullConfig, version: 1, createdAt, updatedAt });
+    assert.deepEqual(agentSchema.parse(await ws.agent(id).get()), { id, role, ...fullConfig, version: 1, versionId, createdAt, updatedAt });
   });
 
   it('list() returns every agent of the workspace at its latest version, newest agent first', async () => {
@@ -92,12 +95,47 @@ describe('Agents through the SDK: create, list, get, update, delete and ids', ()
     const { ws } = await newSdkWorkspace(api);
     const v1 = agentSchema.parse(await ws.agents.create(fullConfig));
     const v2 = agentSchema.parse(await ws.agent(v1.id).update({ instructions: 'Be brief.', tools: ['web.fetch'] }));
-    assert.deepEqual(v2, { ...v1, instructions: 'Be brief.', tools: ['web.fetch'], version: 2, updatedAt: v2.updatedAt });
+    assert.deepEqual(v2, { ...v1, instructions: 'Be brief.', tools: ['web.fetch'], version: 2, versionId: v2.versionId, updatedAt: v2.updatedAt });
+    assert.notEqual(v2.versionId, v1.versionId, 'each version has its own id');
     const v3 = agentSchema.parse(await ws.agent(v1.id).update({ greeting: null }));
     assert.equal('greeting' in v3, false);
     const { greeting: _removed, ...withoutGreeting } = v2;
-    assert.deepEqual(v3, { ...withoutGreeting, version: 3, updatedAt: v3.updatedAt });
+    assert.deepEqual(v3, { ...withoutGreeting, version: 3, versionId: v3.versionId, updatedAt: v3.updatedAt });
     assert.deepEqual(agentSchema.parse(await ws.agent(v1.id).get()), v3);
+  });
+
+  it("update({ role }) changes the role: a new version like any other change, each snapshot keeping the role it was published with", async () => {
+    const { ws } = await newSdkWorkspace(api);
+    const teammate = agentSchema.parse(await ws.agents.create({ name: 'Switcher', instructions: 'Be brief.' }));
+    assert.equal(teammate.role, 'teammate');
+    const freelancer = agentSchema.parse(await ws.agent(teammate.id).update({ role: 'freelancer' }));
+    assert.deepEqual(freelancer, { ...teammate, role: 'freelancer', version: 2, versionId: freelancer.versionId, updatedAt: freelancer.updatedAt });
+    assert.deepEqual((await ws.agents.versions(teammate.id)).map((i) => i.id), [freelancer.versionId, teammate.versionId]);
+    // Other fields keep the role; the history keeps each version's.
+    const renamed = await ws.agent(teammate.id).update({ name: 'Switcher 2' });
+    assert.equal(renamed.role, 'freelancer');
+    assert.deepEqual((await ws.agent(teammate.id).versions()).map((a) => [a.version, a.role]), [[3, 'freelancer'], [2, 'freelancer'], [1, 'teammate']]);
+    assert.equal((await ws.agent(teammate.id).get({ version: 1 })).role, 'teammate');
+    assert.equal((await ws.agents.list())[0]?.role, 'freelancer');
+    const back = await ws.agent(teammate.id).update({ role: 'teammate' });
+    assert.deepEqual([back.role, back.version], ['teammate', 4]);
+    const bad = await failureOf(ws.agent(teammate.id).update({ role: 'boss' as 'teammate' }));
+    assert.deepEqual([bad.status, bad.code], [400, 'invalid_request']);
+    assert.match(bad.message, /^body\.role: /);
+    assert.equal((await ws.agent(teammate.id).get()).version, 4, 'a refused update publishes nothing');
+  });
+
+  it('an unknown tool is a 400 listing the valid names; a model name (files_write) points at its catalogue name', async () => {
+    const { ws } = await newSdkWorkspace(api);
+    const unknown = await failureOf(ws.agents.create({ name: 'T', tools: ['plan', 'browse' as 'plan'] }));
+    assert.deepEqual([unknown.status, unknown.code], [400, 'invalid_request']);
+    assert.equal(
+      unknown.message,
+      'body.tools[1]: unknown tool "browse"; the built-in tools are files.read, files.write, files.edit, files.list, files.search, knowledge.search, web.fetch, plan (HTTP and MCP tools go in httpTools and mcpServers)',
+    );
+    const agent = await ws.agents.create({ name: 'T', filesystem: 'drive' });
+    const modelName = await failureOf(agent.update({ tools: ['files_write' as 'files.write'] }));
+    assert.match(modelName.message, /^body\.tools\[0\]: unknown tool "files_write"; "files\.write" is its name in tools/);
   });
 
   it('an Agent returned by create can be changed directly, and so can each Agent a change returns', async () => {

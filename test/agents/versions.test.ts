@@ -139,6 +139,16 @@ describe('Agent versions through the SDK', () => {
       snapshots.map((s) => s.updatedAt),
       'the deployment list and the snapshots describe the same versions',
     );
+    // The two lists name a version differently: a snapshot's id is the agent's, its versionId the item's id.
+    assert.deepEqual(
+      snapshots.map((s) => [s.id, s.versionId, s.version]),
+      items.map((i) => [created.id, i.id, i.number]),
+    );
+    assert.deepEqual(
+      published.map((p) => p.versionId),
+      [...items].reverse().map((i) => i.id),
+      'each publishing call answers with the id of the version it published',
+    );
   });
 
   it('two concurrent updates of different fields publish two consecutive versions, and the latest has both changes', async () => {

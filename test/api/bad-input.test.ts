@@ -35,6 +35,7 @@ const cases: Case[] = [
   { name: 'unknown grade', method: 'POST', path: agentPath, body: a({ grade: 'gold' }), field: 'body.grade' },
   { name: 'unknown filesystem', method: 'POST', path: agentPath, body: a({ filesystem: 'disk' }), field: 'body.filesystem' },
   { name: 'unknown role', method: 'POST', path: agentPath, body: a({ role: 'boss' }), field: 'body.role' },
+  { name: 'file tools without a drive', method: 'POST', path: agentPath, body: a({ tools: ['plan', 'files.write'] }), field: 'body.filesystem' },
   { name: 'id without the agt_ prefix', method: 'POST', path: agentPath, body: a({ id: 'support-bot' }), field: 'body.id' },
   { name: 'id with upper case', method: 'POST', path: agentPath, body: a({ id: 'agt_Support' }), field: 'body.id' },
   // tools
@@ -92,7 +93,8 @@ const cases: Case[] = [
   { name: 'duplicate HTTP tool names', method: 'POST', path: agentPath, body: a({ httpTools: [httpTool({}), httpTool({})] }), field: 'body.httpTools[1].name' },
   // update, setWorkflow, setTriggers, reads
   { name: 'update with an unknown grade', method: 'PATCH', path: '/v1/agents/{agent}', body: { grade: 'gold' }, field: 'body.grade' },
-  { name: 'update trying to change the role', method: 'PATCH', path: '/v1/agents/{agent}', body: { role: 'freelancer' }, field: 'body.role' },
+  { name: 'update to an unknown role', method: 'PATCH', path: '/v1/agents/{agent}', body: { role: 'boss' }, field: 'body.role' },
+  { name: 'update giving file tools without a drive', method: 'PATCH', path: '/v1/agents/{agent}', body: { tools: ['files.read'] }, field: 'body.filesystem' },
   { name: 'update with a too-short interval', method: 'PATCH', path: '/v1/agents/{agent}', body: { triggers: [interval({ seconds: 0 })] }, field: 'body.triggers[0].seconds' },
   { name: 'update whose HTTP tool names an undeclared secret', method: 'PATCH', path: '/v1/agents/{agent}', body: { httpTools: [httpTool({ secrets: ['X'] })] }, field: 'body.httpTools[0].secrets[0]' },
   { name: 'setWorkflow without content', method: 'PUT', path: '/v1/agents/{agent}/workflows', body: { name: 'w', when: 'always' }, field: 'body.content' },

@@ -1,11 +1,48 @@
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020';
+import { errorCodes, isRetryableStatus } from '../../domain/errors';
+import { turnEventSchema } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
 import type { ErrorJson } from '../../harness/http';
 
+interface ObjectSchema {
+  properties: Record<string, { pattern?: string; enum?: string[] }>;
+  required?: string[];
+}
+
+type Json = Record<string, unknown>;
+
 interface OpenApiDoc {
   openapi: string;
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+  tags: Array<{ name: string; description?: string; 'x-traitTag'?: boolean }>;
+  paths: Record<string, Record<string, { operationId: string; tags: string[]; responses: Record<string, { content?: Record<string, { schema: Json; examples?: Record<string, { value: unknown }> }> }> }>>;
+  components: { schemas: Record<string, Json> };
+}
+
+/** A JSON pointer segment (RFC 6901). */
+const pointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * Every example in the document, with the pointer to the schema it illustrates: a media type's
+ * `example` and `examples[*].value` (its sibling `schema`), and a schema's own `examples`.
+ */
+function examplesOf(node: unknown, at: string, out: Array<{ where: string; schema: string; value: unknown }> = []) {
+  if (Array.isArray(node)) node.forEach((item, i) => examplesOf(item, `${at}/${i}`, out));
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return out;
+  const o = node as Json;
+  if (o.schema && typeof o.schema === 'object') {
+    if ('example' in o) out.push({ where: `${at}/example`, schema: `${at}/schema`, value: o.example });
+    for (const [name, ex] of Object.entries((o.examples ?? {}) as Record<string, { value?: unknown }>)) {
+      out.push({ where: `${at}/examples/${pointer(name)}`, schema: `${at}/schema`, value: ex.value });
+    }
+  }
+  if (('type' in o || '$ref' in o || 'oneOf' in o) && Array.isArray(o.examples)) {
+    o.examples.forEach((value, i) => out.push({ where: `${at}/examples/${i}`, schema: at, value }));
+  }
+  for (const [k, v] of Object.entries(o)) if (k !== 'examples' && k !== 'example') examplesOf(v, `${at}/${pointer(k)}`, out);
+  return out;
 }
 
 const methods = new Set(['get', 'post', 'put', 'patch', 'delete']);
@@ -101,6 +138,76 @@ describe('OpenAPI document', () => {
     assert.match(JSON.stringify(op.responses['404']), /agent_not_found/);
     assert.match(JSON.stringify(op.responses['401']), /invalid_api_key/);
     assert.ok(op.responses['200']);
+  });
+
+  it('an Agent has its versionId (ver_…), and an update may change the role', () => {
+    const agent = doc.components.schemas.Agent as unknown as ObjectSchema | undefined;
+    const update = doc.components.schemas.UpdateAgent as unknown as ObjectSchema | undefined;
+    assert.ok(agent?.required?.includes('versionId'), 'every Agent carries its version id');
+    assert.match(agent?.properties.versionId?.pattern ?? '', /ver_/);
+    assert.ok(update?.properties.role, 'PATCH /v1/agents/{agentId} takes role');
+  });
+
+  it('every example validates against the schema it illustrates', () => {
+    // The document itself is the schema store: refs (`#/components/schemas/…`) resolve inside it.
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(doc as unknown as Json, 'openapi.json');
+    const examples = examplesOf(doc, '');
+    assert.ok(examples.length >= 100, `only ${examples.length} examples`);
+    const wrong: string[] = [];
+    for (const { where, schema, value } of examples) {
+      const check = ajv.compile({ $ref: `openapi.json#${schema}` });
+      if (!check(value)) wrong.push(`${where}: ${ajv.errorsText(check.errors)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('error examples are what the service sends: the code answers that status, retryable only for 5xx and 429', () => {
+    const wrong: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          for (const [name, ex] of Object.entries(response.content?.['application/json']?.examples ?? {})) {
+            const { error } = ex.value as ErrorJson;
+            const expected = { status: Number(status), retryable: isRetryableStatus(Number(status)) };
+            const actual = { status: errorCodes[error.code as keyof typeof errorCodes]?.status, retryable: error.retryable };
+            if (!isDeepStrictEqual(actual, expected)) wrong.push(`${method} ${path} ${status} ${name}: ${JSON.stringify(actual)}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
+    const badRequest = doc.paths['/v1/agents']?.post?.responses['400']?.content?.['application/json']?.examples?.invalid_request?.value as ErrorJson;
+    assert.equal(badRequest.error.retryable, false, 'a 400 is not retryable');
+  });
+
+  it("the Error schema gives each code's meaning; the Errors section tables them", () => {
+    const code = ((doc.components.schemas.Error!.properties as Json).error as { properties: { code: Json } }).properties.code;
+    const meanings = code['x-enumDescriptions'] as Record<string, string>;
+    assert.deepEqual(Object.keys(meanings), code.enum);
+    for (const [name, { status, doc: meaning }] of Object.entries(errorCodes)) assert.equal(meanings[name], `${status}: ${meaning}`);
+    const section = doc.tags.find((t) => t.name === 'Errors');
+    assert.equal(section?.['x-traitTag'], true);
+    assert.ok(section.description?.includes(`| \`agent_not_found\` | 404 | ${errorCodes.agent_not_found.doc} |`));
+  });
+
+  it('turn streams document their events: one schema per event type, discriminated by `type`', () => {
+    const streams = Object.values(doc.paths).flatMap((ops) => Object.values(ops)).filter((op) => op.responses['200']?.content?.['text/event-stream']);
+    assert.deepEqual(streams.map((op) => op.operationId).sort(), ['ask', 'publicChat', 'publicTurnEvents', 'turnEvents']);
+    for (const op of streams) assert.equal(op.responses['200']!.content!['text/event-stream']!.schema.$ref, '#/components/schemas/TurnEvent');
+    const turnEvent = doc.components.schemas.TurnEvent!;
+    const types = turnEventSchema.options.map((o) => o.shape.type.value);
+    assert.deepEqual(Object.keys((turnEvent.discriminator as { mapping: Json }).mapping), types);
+    for (const ref of (turnEvent.oneOf as Array<{ $ref: string }>).map((m) => m.$ref)) {
+      const member = doc.components.schemas[ref.split('/').at(-1)!]!;
+      assert.ok(typeof member.description === 'string' && member.description.length > 0, `${ref} says when it comes`);
+    }
+  });
+
+  it('every tag has a description: no section of the page stands empty', () => {
+    const used = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags)));
+    for (const name of used) assert.ok(doc.tags.find((t) => t.name === name)?.description, `tag ${name}`);
+    for (const tag of doc.tags) assert.ok((tag.description ?? '').length > 20, `tag ${tag.name}`);
   });
 
   it('operation ids are unique', () => {

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The README, docs/ and bench/README.md link to one another's sections; a section renamed or moved
- * must not leave a link pointing nowhere, and every docs page must be findable from the README.
+ * The README, docs/, bench/README.md and sdk/README.md link to one another's sections; a section
+ * renamed or moved must not leave a link pointing nowhere, and every docs page must be findable
+ * from the README.
  */
 const root = path.resolve(__dirname, '../..');
 const docsDir = path.join(root, 'docs');
-const pages = ['README.md', 'bench/README.md', ...fs.readdirSync(docsDir).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = ['README.md', 'bench/README.md', 'sdk/README.md', ...fs.readdirSync(docsDir).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2… */
 function anchors(markdown: string): Set<string> {
@@ -33,7 +34,7 @@ function links(markdown: string): string[] {
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t));
 }
 
-describe('links between the README, docs/ and bench/README.md', () => {
+describe('links between the README, docs/, bench/README.md and sdk/README.md', () => {
   const text = new Map(pages.map((p) => [p, fs.readFileSync(path.join(root, p), 'utf8')]));
   const headings = new Map(pages.map((p) => [p, anchors(text.get(p)!)]));
 
@@ -50,7 +51,7 @@ describe('links between the README, docs/ and bench/README.md', () => {
     assert.deepEqual(broken, []);
   });
 
-  it('the README links every docs page and bench/README.md', () => {
+  it('the README links every docs page, bench/README.md and sdk/README.md', () => {
     const readme = links(text.get('README.md')!).map((t) => t.split('#')[0]);
     assert.deepEqual(pages.filter((p) => p !== 'README.md' && !readme.includes(p)), []);
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ReplyText, toTurnEvent } from '../../embed/src/chat/events';
+import { activityLine, ReplyText, toTurnEvent } from '../../embed/src/chat/events';
 import { readSSE, type SSEMessage, type TurnEvent } from '../../sdk/src';
 
 const stream = [
@@ -72,12 +72,22 @@ describe('chat page reply text', () => {
   it('a reset replaces only the text since the last tool call, as the visitor should see it', () => {
     const shown = replay([
       { type: 'text', text: 'Let me check. ' },
-      { type: 'tool', name: 'knowledge_search', state: 'start' },
-      { type: 'tool', name: 'knowledge_search', state: 'end', ok: true },
+      { type: 'tool', name: 'knowledge.search', state: 'start' },
+      { type: 'tool', name: 'knowledge.search', state: 'end', ok: true },
       { type: 'text', text: 'It is op' },
       { type: 'text', text: 'It is open 9–5.', reset: true },
       { type: 'text', text: ' Anything else?' },
     ]);
     assert.equal(shown, 'Let me check. It is open 9–5. Anything else?');
+  });
+});
+
+describe('chat page activity line', () => {
+  it('reads the tool names events show (files.write, knowledge.search), not the model names', () => {
+    assert.equal(activityLine(null, 'files.write'), 'Working with files…');
+    assert.equal(activityLine(null, 'knowledge.search'), 'Searching knowledge…');
+    assert.equal(activityLine(null, 'plan'), 'Planning…');
+    assert.equal(activityLine(null, 'lookup_order'), 'Working…');
+    assert.equal(activityLine(null, null), null);
   });
 });

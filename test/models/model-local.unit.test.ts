@@ -5,11 +5,11 @@ import type { ModelMessage, ModelRequest, ModelTool } from '../../activities/mod
 /** The built-in offline model `local`: deterministic, no network. */
 
 const writeTool: ModelTool = {
-  name: 'files.write',
+  name: 'files_write',
   description: 'Write a file',
   parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
 };
-const readTool: ModelTool = { name: 'files.read', description: 'Read a file', parameters: { type: 'object' } };
+const readTool: ModelTool = { name: 'files_read', description: 'Read a file', parameters: { type: 'object' } };
 
 const request = (messages: ModelMessage[], overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   model: 'offline',
@@ -68,14 +68,14 @@ describe('model provider local (offline)', () => {
       request([
         {
           role: 'user',
-          content: 'please\n/tool files.write {"path":"notes.md","content":"hi"}\n  /tool files.read {"path":"notes.md"}\n/tool files.read',
+          content: 'please\n/tool files_write {"path":"notes.md","content":"hi"}\n  /tool files_read {"path":"notes.md"}\n/tool files_read',
         },
       ]),
     );
     assert.deepEqual(result.toolCalls, [
-      { id: 'call_1', name: 'files.write', args: { path: 'notes.md', content: 'hi' } },
-      { id: 'call_2', name: 'files.read', args: { path: 'notes.md' } },
-      { id: 'call_3', name: 'files.read', args: {} },
+      { id: 'call_1', name: 'files_write', args: { path: 'notes.md', content: 'hi' } },
+      { id: 'call_2', name: 'files_read', args: { path: 'notes.md' } },
+      { id: 'call_3', name: 'files_read', args: {} },
     ]);
     assert.equal(result.text, '');
     assert.deepEqual(deltas, []);
@@ -83,38 +83,55 @@ describe('model provider local (offline)', () => {
     assert.ok(result.usage.outputTokens > 0);
   });
 
+  it('takes a tool also by the name events show: files.write is files_write, server.tool is server__tool', async () => {
+    const mcpTool: ModelTool = { name: 'catalog__search', description: 'Search the catalog', parameters: { type: 'object' } };
+    const { result } = await run(
+      local,
+      request([{ role: 'user', content: '/tool files.write {"path":"a","content":"b"}\n/tool catalog.search {"q":"x"}\n/tool files_read {}' }], {
+        tools: [writeTool, readTool, mcpTool],
+      }),
+    );
+    assert.deepEqual(result.toolCalls, [
+      { id: 'call_1', name: 'files_write', args: { path: 'a', content: 'b' } },
+      { id: 'call_2', name: 'catalog__search', args: { q: 'x' } },
+      { id: 'call_3', name: 'files_read', args: {} },
+    ]);
+    const unknown = await run(local, request([{ role: 'user', content: '/tool files.nope {}' }]));
+    assert.equal(unknown.result.text, '(offline model) Unknown tool "files.nope". Available tools: files_write, files_read.');
+  });
+
   it('numbers tool-call ids after the calls already in the conversation', async () => {
     const { result } = await run(
       local,
       request([
-        { role: 'user', content: '/tool files.read {}' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'files.read', args: {} }] },
-        { role: 'tool', toolCallId: 'call_1', toolName: 'files.read', content: 'x' },
+        { role: 'user', content: '/tool files_read {}' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'files_read', args: {} }] },
+        { role: 'tool', toolCallId: 'call_1', toolName: 'files_read', content: 'x' },
         { role: 'assistant', content: 'done' },
-        { role: 'user', content: '/tool files.write {"path":"a"}' },
+        { role: 'user', content: '/tool files_write {"path":"a"}' },
       ]),
     );
-    assert.deepEqual(result.toolCalls, [{ id: 'call_2', name: 'files.write', args: { path: 'a' } }]);
+    assert.deepEqual(result.toolCalls, [{ id: 'call_2', name: 'files_write', args: { path: 'a' } }]);
   });
 
   it('answers in text, calling nothing, when a tool is unknown', async () => {
-    const { result } = await run(local, request([{ role: 'user', content: '/tool files.write {"path":"a"}\n/tool nope {}' }]));
+    const { result } = await run(local, request([{ role: 'user', content: '/tool files_write {"path":"a"}\n/tool nope {}' }]));
     assert.deepEqual(result.toolCalls, []);
-    assert.equal(result.text, '(offline model) Unknown tool "nope". Available tools: files.write, files.read.');
+    assert.equal(result.text, '(offline model) Unknown tool "nope". Available tools: files_write, files_read.');
     assert.equal(result.finishReason, 'stop');
   });
 
   it('answers in text when the arguments are not a JSON object', async () => {
-    const bad = await run(local, request([{ role: 'user', content: '/tool files.write {path: notes.md}' }]));
+    const bad = await run(local, request([{ role: 'user', content: '/tool files_write {path: notes.md}' }]));
     assert.deepEqual(bad.result.toolCalls, []);
-    assert.match(bad.result.text, /^\(offline model\) Bad arguments for tool "files\.write": expected a JSON object/);
-    const array = await run(local, request([{ role: 'user', content: '/tool files.write [1,2]' }]));
-    assert.match(array.result.text, /Bad arguments for tool "files\.write"/);
+    assert.match(bad.result.text, /^\(offline model\) Bad arguments for tool "files_write": expected a JSON object/);
+    const array = await run(local, request([{ role: 'user', content: '/tool files_write [1,2]' }]));
+    assert.match(array.result.text, /Bad arguments for tool "files_write"/);
   });
 
   it('a tool named when no tools are offered is unknown', async () => {
-    const { result } = await run(local, request([{ role: 'user', content: '/tool files.write {}' }], { tools: [] }));
-    assert.equal(result.text, '(offline model) Unknown tool "files.write". Available tools: none.');
+    const { result } = await run(local, request([{ role: 'user', content: '/tool files_write {}' }], { tools: [] }));
+    assert.equal(result.text, '(offline model) Unknown tool "files_write". Available tools: none.');
   });
 
   it('summarises trailing tool results (first 200 characters of each)', async () => {
@@ -122,20 +139,20 @@ describe('model provider local (offline)', () => {
     const { deltas, result } = await run(
       local,
       request([
-        { role: 'user', content: '/tool files.write {"path":"a"}\n/tool files.read {"path":"a"}' },
+        { role: 'user', content: '/tool files_write {"path":"a"}\n/tool files_read {"path":"a"}' },
         {
           role: 'assistant',
           content: '',
           toolCalls: [
-            { id: 'call_1', name: 'files.write', args: { path: 'a' } },
-            { id: 'call_2', name: 'files.read', args: { path: 'a' } },
+            { id: 'call_1', name: 'files_write', args: { path: 'a' } },
+            { id: 'call_2', name: 'files_read', args: { path: 'a' } },
           ],
         },
-        { role: 'tool', toolCallId: 'call_1', toolName: 'files.write', content: 'wrote 2 bytes' },
-        { role: 'tool', toolCallId: 'call_2', toolName: 'files.read', content: long, isError: true },
+        { role: 'tool', toolCallId: 'call_1', toolName: 'files_write', content: 'wrote 2 bytes' },
+        { role: 'tool', toolCallId: 'call_2', toolName: 'files_read', content: long, isError: true },
       ]),
     );
-    assert.equal(result.text, `(offline model) Tool results: files.write: wrote 2 bytes; files.read (error): ${'x'.repeat(200)}`);
+    assert.equal(result.text, `(offline model) Tool results: files_write: wrote 2 bytes; files_read (error): ${'x'.repeat(200)}`);
     assert.deepEqual(result.toolCalls, []);
     assert.equal(result.finishReason, 'stop');
     assert.ok(deltas.length >= 3);

@@ -12,7 +12,10 @@ import { repoRoot, runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { call } from '../../harness/http';
 
-/** `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL or TEMPORAL_ADDRESS. */
+/**
+ * `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL,
+ * TEMPORAL_ADDRESS, model key or LOG_LEVEL: the banner a newcomer reads, a quiet terminal, a clean Ctrl-C.
+ */
 describe('npm start (the embedded default)', function () {
   this.timeout(180_000);
 
@@ -34,10 +37,18 @@ describe('npm start (the embedded default)', function () {
       TEMPORAL_UI_PORT: String(ports.ui),
       EMBEDDED_PG_PORT: String(ports.pg),
       TEMPORAL_CLI_PATH: fixture().temporalCliPath,
-      LOG_LEVEL: 'warn',
     };
   });
   after(async () => {
+    // PostgreSQL runs in a process group of its own: a test that failed half-way may have left it.
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     if (child?.pid) {
       try {
         process.kill(-child.pid, 'SIGKILL');
@@ -70,16 +81,23 @@ describe('npm start (the embedded default)', function () {
     throw new Error(`npm start was not ready in time:\n${output}`);
   }
 
-  /** SIGTERM to the whole process group (what a supervisor or Ctrl-C does); resolves when none of it is left. */
-  async function stop(c: ChildProcess): Promise<void> {
+  /**
+   * A signal to the whole process group (SIGINT: a Ctrl-C at the terminal; SIGTERM: a supervisor);
+   * resolves with npm's exit code when none of the group is left.
+   */
+  async function stop(c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     const group = -c.pid!;
-    process.kill(group, 'SIGTERM');
+    const exited = new Promise<number | null>((resolve) => {
+      if (c.exitCode !== null) resolve(c.exitCode);
+      else c.once('exit', (code) => resolve(code));
+    });
+    process.kill(group, signal);
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       try {
         process.kill(group, 0);
       } catch {
-        return;
+        return exited;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -117,6 +135,25 @@ describe('npm start (the embedded default)', function () {
     assert.equal((await fetch(`http://127.0.0.1:${ports.ui}/`)).status, 200, 'the Temporal UI serves');
   });
 
+  it('the banner names the model, the API docs and the next command to try, with the key filled in', () => {
+    const creds = credentials();
+    const lines = output.split('\n').map((l) => l.trim());
+    assert.ok(lines.includes('Model        local:offline'), `the offline model is named:\n${output}`);
+    assert.match(output, /OPENAI_API_KEY or ANTHROPIC_API_KEY/, 'how to set a real model');
+    assert.ok(lines.includes(`API docs     ${creds.baseURL}/docs`), '/docs is printed');
+    const next = `SERVICE_API_KEY=${creds.apiKey} SERVICE_BASE_URL=${creds.baseURL} npx tsx examples/quick-start.ts`;
+    assert.ok(lines.includes(next), `the next step is printed: ${next}\n${output}`);
+    assert.ok(existsSync(path.join(repoRoot, 'examples', 'quick-start.ts')), 'the example it names exists');
+  });
+
+  it('a request prints nothing by default: the banner stays on screen', async () => {
+    const before = output.length;
+    assert.equal((await call(base(), 'GET', '/v1/workspace', { apiKey: credentials().apiKey })).status, 200);
+    assert.equal((await call(base(), 'GET', '/v1/agents/agt_missing', { apiKey: credentials().apiKey })).status, 404);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(output.slice(before), '', 'no log line for a request');
+  });
+
   it('the admin CLI with the same DATA_DIR reaches the running embedded database', async () => {
     const r = await runCli(['workspace', 'credits', firstWorkspaceId, '--add', '5', '--json'], { DATA_DIR: dataDir });
     assert.equal(r.code, 0, r.stderr);
@@ -124,11 +161,19 @@ describe('npm start (the embedded default)', function () {
     assert.equal(workspaceSchema.parse(ws.body).credits, 1005);
   });
 
-  it('stops cleanly on SIGTERM and leaves no PostgreSQL or Temporal behind', async () => {
+  it('stops cleanly on Ctrl-C (SIGINT to the group): no error or warning lines, exit 0, nothing left behind', async () => {
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     const pgPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    await stop(child!);
-    assert.match(output, /stopped cleanly/);
+    const mark = output.length;
+    const code = await stop(child!, 'SIGINT');
+    const stopping = output.slice(mark);
+    assert.match(stopping, /stopped cleanly/);
+    assert.deepEqual(
+      stopping.split('\n').filter((l) => /error|warn|fail/i.test(l)),
+      [],
+      `Ctrl-C printed:\n${stopping}`,
+    );
+    assert.equal(code, 0, 'npm start exits 0');
     assert.equal(existsSync(pidFile), false, 'postmaster.pid is removed by a clean shutdown');
     assert.throws(() => process.kill(pgPid, 0), 'postgres is gone');
     assert.equal(await portOpen(ports.temporal), false, 'temporal is gone');

@@ -25,17 +25,77 @@ describe('deployments', () => {
   const get = <T>(path: string) => call<T>(api.baseURL, 'GET', path, { apiKey });
   const port = () => new URL(api.baseURL).port;
 
-  it('a teammate is refused on every deploy call and has no URLs or token', async () => {
-    const created = await post<{ id: string }>('/v1/agents', { name: 'Internal' });
+  it('a teammate is refused on every deploy call, told how to fix it, and is published once made a freelancer', async () => {
+    const created = await post<{ id: string; versionId: string }>('/v1/agents', { name: 'Internal' });
     const [version] = (await get<{ data: Array<{ id: string }> }>(`/v1/agents/${created.body.id}/deployments`)).body.data;
+    assert.equal(created.body.versionId, version!.id, "the Agent record carries its version's id");
     for (const kind of ['test', 'prod']) {
       const r = await post<ErrorJson>(`/v1/deployments/${kind}`, { versionId: version!.id });
       assert.equal(r.status, 409, kind);
       assert.equal(r.body.error.code, 'agent_not_publishable');
+      assert.equal(
+        r.body.error.message,
+        `agent ${created.body.id} is a teammate: only freelancers have test and prod URLs; make it one with PATCH /v1/agents/${created.body.id} {"role":"freelancer"} (SDK: agent.update({ role: 'freelancer' })), then deploy the version that returns`,
+      );
     }
     assert.equal((await get<ErrorJson>(`/v1/agents/${created.body.id}/public-token`)).body.error.code, 'agent_not_deployed');
     const items = (await get<{ data: Array<{ isProd: boolean }> }>(`/v1/agents/${created.body.id}/deployments`)).body.data;
     assert.deepEqual(items.map((i) => i.isProd), [false]);
+
+    // Following the message: the role changes in a new version, whose id the answer carries.
+    const made = await call<{ role: string; version: number; versionId: string }>(api.baseURL, 'PATCH', `/v1/agents/${created.body.id}`, {
+      apiKey,
+      body: { role: 'freelancer' },
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    assert.deepEqual([made.body.role, made.body.version], ['freelancer', 2]);
+    const test = await post<Test>('/v1/deployments/test', { versionId: made.body.versionId });
+    assert.equal(test.status, 200, JSON.stringify(test.body));
+    assert.equal((await siteRequest(api.baseURL, test.body.url)).status, 200);
+  });
+
+  it('a refusal that wants a ver_… id says where to find one', async () => {
+    const agent = await freelancer(api.baseURL, apiKey, { name: 'Where' });
+    for (const versionId of ['1', agent.agentId]) {
+      const r = await post<ErrorJson>('/v1/deployments/prod', { versionId });
+      assert.equal(r.status, 400, versionId);
+      assert.match(r.body.error.message, /^body\.versionId: a version id \(ver_…\), not a version number or an agent id; .*agent\.versionId.*GET \/v1\/agents\/:agentId\/deployments/);
+    }
+    const missing = await post<ErrorJson>('/v1/deployments/test', { versionId: 'ver_nosuchversion' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'version_not_found');
+    assert.match(missing.body.error.message, /^no version ver_nosuchversion in this workspace; .*agent\.versionId.*ws\.agents\.versions\(agentId\)/);
+    const rollback = await post<ErrorJson>(`/v1/agents/${agent.agentId}/rollback`, { versionId: 'ver_nosuchversion' });
+    assert.equal(rollback.body.error.code, 'version_not_found');
+    assert.match(rollback.body.error.message, /agent\.versionId/);
+  });
+
+  it('a freelancer made a teammate stops being served everywhere, and made a freelancer again serves the same URLs and token', async () => {
+    const agent = await freelancer(api.baseURL, apiKey, { name: 'Turncoat' });
+    const [v1] = await agent.versionIds();
+    const prod = await post<Prod>('/v1/deployments/prod', { versionId: v1!.id });
+    assert.equal(prod.status, 200, JSON.stringify(prod.body));
+    const test = await post<Test>('/v1/deployments/test', { versionId: v1!.id });
+    const token = (await get<{ token: string }>(`/v1/agents/${agent.agentId}/public-token`)).body.token;
+    const served = async () => ({
+      prod: (await siteRequest(api.baseURL, prod.body.url)).status,
+      test: (await siteRequest(api.baseURL, test.body.url)).status,
+      publicAgent: (await call(api.baseURL, 'GET', `/v1/public/agents/${agent.agentId}`)).status,
+      embedPage: (await call(api.baseURL, 'GET', `/embed/${agent.agentId}`)).status,
+      chat: (await publicChat(api.baseURL, token, 'hi', { id: 'visitor' })).status,
+    });
+    assert.deepEqual(await served(), { prod: 200, test: 200, publicAgent: 200, embedPage: 200, chat: 200 });
+
+    const patch = (role: string) => call<{ role: string }>(api.baseURL, 'PATCH', `/v1/agents/${agent.agentId}`, { apiKey, body: { role } });
+    assert.equal((await patch('teammate')).body.role, 'teammate');
+    assert.deepEqual(await served(), { prod: 404, test: 404, publicAgent: 404, embedPage: 404, chat: 401 });
+    const refused = await post<ErrorJson>('/v1/deployments/prod', { versionId: v1!.id });
+    assert.equal(refused.body.error.code, 'agent_not_publishable', 'its versions are refused too, the older ones included');
+
+    assert.equal((await patch('freelancer')).body.role, 'freelancer');
+    assert.deepEqual(await served(), { prod: 200, test: 200, publicAgent: 200, embedPage: 200, chat: 200 });
+    assert.equal((await get<{ token: string }>(`/v1/agents/${agent.agentId}/public-token`)).body.token, token, 'the token was kept');
+    assert.deepEqual((await agent.versionIds()).map((i) => [i.number, i.isProd]), [[3, false], [2, false], [1, true]], 'production still serves version 1');
   });
 
   it('a test URL serves its version, answers the same while live, and stops at expiry by a durable timer', async () => {

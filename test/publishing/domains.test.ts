@@ -83,6 +83,13 @@ describe('custom domains', function () {
     const meta = await httpsGet(api.httpsPort!, domain, root, `/v1/public/agents/${agent.agentId}`);
     assert.equal(meta.status, 200);
     assert.ok((await ws.domains.list()).some((d) => d.domain === domain && d.status === 'active'));
+
+    // Made a teammate, the agent is served on none of its hosts, its domain included; made a freelancer again, it is.
+    await ws.agent(agent.agentId).update({ role: 'teammate' });
+    assert.equal((await httpsGet(api.httpsPort!, domain, root)).status, 404);
+    assert.equal((await ws.domains.get(domain)).status, 'active', 'the domain and its certificate are kept');
+    await ws.agent(agent.agentId).update({ role: 'freelancer' });
+    assert.equal((await httpsGet(api.httpsPort!, domain, root)).status, 200);
   });
 
   it('a missing CNAME ends failed, with the reason, after the deadline', async () => {
@@ -139,6 +146,11 @@ describe('custom domains', function () {
     const idn = await call<DomainJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: `bücher-${Math.random().toString(36).slice(2, 6)}.example.com`, agentId: agent.agentId } });
     assert.equal(idn.status, 202);
     assert.match(idn.body.domain, /^xn--bcher-/);
+    const teammate = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Internal' } });
+    const refused = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: uniqueDomain('t'), agentId: teammate.body.id } });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, 'agent_not_publishable');
+    assert.match(refused.body.error.message, /only freelancers are served on domains; make it one with PATCH \/v1\/agents\/agt_\w+ \{"role":"freelancer"\}/);
     const undeployed = await freelancer(api.baseURL, apiKey, { name: 'Draft' });
     const notDeployed = await call<ErrorJson>(api.baseURL, 'POST', '/v1/domains', { apiKey, body: { domain: uniqueDomain('d'), agentId: undeployed.agentId } });
     assert.equal(notDeployed.body.error.code, 'agent_not_deployed');

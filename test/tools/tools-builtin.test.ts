@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { AgentConversation, TurnEvent } from '../../sdk/src';
-import { Service } from '../../sdk/src';
+import { Service, ServiceError } from '../../sdk/src';
 import { useTestApi } from '../support/api';
 
 /** The offline model drives every built-in tool by its documented `/tool <name> <json>` syntax. */
@@ -85,13 +85,30 @@ describe('built-in tools, driven by the offline model', () => {
     ]);
   });
 
-  it('with filesystem none no file tool is offered', async () => {
-    const agent = await ws.agent(agentId).update({ filesystem: 'none' });
-    const other = await agent.start();
-    const events: TurnEvent[] = [];
-    for await (const e of other.ask('/tool files_write {"path":"x.md","content":"x"}')) events.push(e);
-    assert.ok(!events.some((e) => e.type === 'tool'), 'no tool ran');
-    const done = events.at(-1);
-    assert.match(done?.type === 'done' ? done.reply : '', /Unknown tool "files_write"/);
+  it('a /tool line may name the tool as events show it: /tool files.write calls files_write', async () => {
+    const events = await turn('/tool files.write {"path":"dotted.md","content":"by the dotted name"}');
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool').map((e) => [e.name, e.state]),
+      [['files.write', 'start'], ['files.write', 'end']],
+      'events show the catalogue name',
+    );
+    assert.equal(await conv.readFile('dotted.md'), 'by the dotted name');
+  });
+
+  it('file tools without filesystem "drive" are refused with a 400 naming filesystem, and no version is published', async () => {
+    const before = await ws.agent(agentId).get();
+    const err = await ws
+      .agent(agentId)
+      .update({ filesystem: 'none' })
+      .then(
+        () => assert.fail('the update should be refused'),
+        (e: unknown) => e as ServiceError,
+      );
+    assert.deepEqual([err.code, err.status], ['invalid_request', 400]);
+    assert.match(err.message, /^body\.filesystem: is "none", but tools has files\.read, files\.write, files\.edit, files\.list, files\.search, .*set filesystem: "drive"/);
+    assert.equal((await ws.agent(agentId).get()).version, before.version);
+    const created = await ws.agents.create({ name: 'No drive', tools: ['files.write'] }).catch((e: unknown) => e as ServiceError);
+    assert.ok(created instanceof ServiceError);
+    assert.match(created.message, /^body\.filesystem: .*files\.write.*set filesystem: "drive"/);
   });
 });

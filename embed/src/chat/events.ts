@@ -52,13 +52,16 @@ export class ReplyText {
   }
 }
 
-/** A short, calm line for what the agent is doing, or null when nothing is in progress. */
+/**
+ * A short, calm line for what the agent is doing, or null when nothing is in progress. `tool` is
+ * the name `tool` events show: the catalogue's (`files.write`), not the model's (`files_write`).
+ */
 export function activityLine(steps: Step[] | null, tool: string | null): string | null {
   const active = steps?.filter((s) => s.status === 'active').pop();
   if (active?.label) return clip(active.label);
   if (!tool) return null;
-  if (tool === 'knowledge_search') return 'Searching knowledge…';
-  if (tool.startsWith('files_')) return 'Working with files…';
+  if (tool === 'knowledge.search') return 'Searching knowledge…';
+  if (tool.startsWith('files.')) return 'Working with files…';
   if (tool === 'plan') return 'Planning…';
   return 'Working…';
 }

@@ -3,6 +3,7 @@
  * and a visitor switch when the embedding page identifies someone else (hash change).
  */
 import type { HostedPageConfig } from '../../page-template';
+import { applyAccent } from './accent';
 import { ApiError, PublicApi } from './api';
 import type { Step } from '../../../sdk/src';
 import { activityLine, ReplyText } from './events';
@@ -45,6 +46,7 @@ class ChatPage {
 
   start(): void {
     if (embedderOrigin(location.hash)) document.documentElement.classList.add('ha-embedded');
+    applyAccent(document, location.hash);
     if (this.config.mode === 'test') {
       // A test deployment: say so, so nobody mistakes it for the live agent.
       const badge = document.createElement('span');
@@ -125,6 +127,8 @@ class ChatPage {
         if (message.role === 'user') this.view.user(message.content);
         else this.view.assistant(message.content);
       }
+      // No greeting and nothing said yet: a prompt rather than a blank panel.
+      if (!this.config.greeting && history.data.length === 0 && !history.runningTurnId) this.view.empty();
       this.view.scrollToEnd();
       // A reply still being written (the visitor reloaded mid-turn): follow it from its start.
       if (history.runningTurnId) await this.follow(history.runningTurnId, null, this.view.reply(), null);

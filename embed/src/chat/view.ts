@@ -24,6 +24,17 @@ export class ChatView {
     this.log.replaceChildren();
   }
 
+  /**
+   * A conversation with no greeting and no messages yet: a prompt to write the first one, in text
+   * (read out by the log's live region). Anything added to the log replaces it.
+   */
+  empty(): void {
+    const root = el('div', 'ha-empty');
+    root.setAttribute('data-empty-state', '');
+    root.append(el('p', 'ha-empty-title', `Start a conversation with ${this.agentName}`), el('p', '', 'Write your first message below.'));
+    this.log.append(root);
+  }
+
   /** The visitor's own words, shown strictly as text. */
   user(text: string): void {
     this.append(this.message('user', 'You', el('div', 'ha-bubble', text)));
@@ -66,6 +77,7 @@ export class ChatView {
   }
 
   private append(node: HTMLElement): void {
+    this.log.querySelector('[data-empty-state]')?.remove();
     this.keepAtBottom(() => this.log.append(node));
   }
 

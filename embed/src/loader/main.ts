@@ -4,6 +4,7 @@
  * of the hosted chat page. Touches nothing else: one element, one global (`window.Service`),
  * listeners added (never assigned), no global styles. Budget: 4 KB gzip.
  */
+import { luminance } from '../shared/contrast';
 import { uuid } from '../shared/uuid';
 
 /** loader.css, minified and inlined by build.ts. */
@@ -80,13 +81,7 @@ function icon(path: string, fill?: boolean): SVGSVGElement {
 
 /** Black or white, whichever reads better on `rgb` (needs ≥ 3:1 for the icon; white when unsure). */
 function readableOn(rgb: string): string {
-  const m = rgb.match(/[\d.]+/g);
-  if (!m || m.length < 3) return '#fff';
-  const [r, g, b] = m.slice(0, 3).map((v) => {
-    const c = Number(v) / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  }) as [number, number, number];
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.3 ? '#111' : '#fff';
+  return luminance(rgb) > 0.3 ? '#111' : '#fff';
 }
 
 function boot(): void {
@@ -100,7 +95,10 @@ function boot(): void {
   if (!/^agt_\w/.test(agentId)) return warn('data-agent-id is missing or does not start with "agt_"; no chat bubble.');
   const src = new URL(script.src, location.href);
   const base = src.origin + src.pathname.replace(/\/embed\/v1\.js$/, '');
-  const color = data.color && CSS.supports('color', data.color) ? data.color : '#059669';
+  // The site's own colour also tints the panel's send button and visitor bubbles (passed in the hash);
+  // without one the page keeps its default accent, whose white text has 4.5:1 contrast.
+  const brand = data.color && CSS.supports('color', data.color) ? data.color : '';
+  const color = brand || '#059669';
   const left = data.position === 'bottom-left';
   let user: User = { id: data.userId || anonymousId(agentId), name: data.userName, email: data.userEmail, token: data.userToken };
 
@@ -117,6 +115,7 @@ function boot(): void {
     if (user.name) params.set('name', user.name);
     if (user.email) params.set('email', user.email);
     if (user.token) params.set('token', user.token);
+    if (brand) params.set('color', brand);
     params.set('origin', location.origin);
     return `${base}/embed/${encodeURIComponent(agentId)}#${params}`;
   };

@@ -2,7 +2,7 @@ import type { Trigger } from './trigger.js';
 
 /**
  * Agents: the record of one version, its parts, and the fields of `create` and `update`. Field
- * names are the spec's; timestamps are strings as sent by the service. The server's schemas are
+ * names are the API's; timestamps are strings as sent by the service. The server's schemas are
  * in `domain/agent.ts`; test/api/sdk-types-agree.unit.test.ts keeps the two in step.
  */
 
@@ -137,7 +137,10 @@ export interface HttpTool {
 export interface AgentRecord {
   /** Agent id (prefix `agt_`). */
   id: string;
-  /** Published to end users (`freelancer`) or not (`teammate`). */
+  /**
+   * Published to end users (`freelancer`) or not (`teammate`): the role this version was published
+   * with. Change it with `agent.update({ role })`.
+   */
   role: Role;
   /** Display name. */
   name: string;
@@ -167,6 +170,11 @@ export interface AgentRecord {
   httpTools: HttpTool[];
   /** Version number of this snapshot, from 1; each publishing call adds one. */
   version: number;
+  /**
+   * Id of this version (`ver_…`): what `ws.agents.deployToTest`, `deployToProd` and `rollback`
+   * take. On the Agent `update` (or any publishing call) returns, it is the version just published.
+   */
+  versionId: string;
   /** When the agent was created. */
   createdAt: string;
   /** When this version was published. */
@@ -180,7 +188,7 @@ export interface AgentRecord {
 export interface CreateAgentFields {
   /** Choose the id: `agt_` followed by 4 to 40 lower-case letters or digits. Reusing one is a 409. */
   id?: string;
-  /** Default `teammate`; fixed at creation. */
+  /** Default `teammate`; `agent.update({ role })` changes it later. */
   role?: Role;
   /** Display name, 1 to 200 characters. */
   name: string;
@@ -192,7 +200,11 @@ export interface CreateAgentFields {
   grade?: Grade;
   /** Whether conversations get a file space. */
   filesystem?: Filesystem;
-  /** Built-in tools to enable; no duplicates. */
+  /**
+   * Built-in tools to enable, by their catalogue names (`files.write`; the model calls it
+   * `files_write`); no duplicates. File tools (`files.*`) need `filesystem: 'drive'`: without it
+   * the call is refused with 400 `invalid_request` naming `filesystem`.
+   */
   tools?: BuiltInToolName[];
   /** Playbooks; names unique. */
   workflows?: Workflow[];
@@ -211,16 +223,18 @@ export interface CreateAgentFields {
 }
 
 /**
- * Fields of `agent.update(fields)`: any configurable field. Given fields replace the current
- * ones whole (lists are not merged); `greeting: null` removes the greeting. `id` and `role`
- * cannot change.
+ * Fields of `agent.update(fields)`: any configurable field, and `role`. Given fields replace the
+ * current ones whole (lists are not merged); `greeting: null` removes the greeting. `id` cannot
+ * change. `role: 'freelancer'` makes the agent publishable from the new version on;
+ * `role: 'teammate'` stops serving it publicly (its URLs, token and domains are kept: made a
+ * freelancer again, it serves its production version again).
  */
-export type UpdateAgentFields = Partial<Omit<CreateAgentFields, 'id' | 'role' | 'greeting'>> & {
+export type UpdateAgentFields = Partial<Omit<CreateAgentFields, 'id' | 'greeting'>> & {
   /** New greeting, or `null` to remove it. */
   greeting?: string | null;
 };
 
-/** An agent's credit cap (`agent.creditCap()`, our addition). */
+/** An agent's credit cap (`agent.creditCap()`). */
 export interface CreditCap {
   /** The agent's id. */
   agentId: string;

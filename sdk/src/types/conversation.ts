@@ -114,7 +114,7 @@ export interface Attachment {
 }
 
 /**
- * How a turn stands after `turn.cancel()` (our addition). `cancelled`: the cancel stopped it.
+ * How a turn stands after `turn.cancel()`. `cancelled`: the cancel stopped it.
  * `done` / `error`: it had already ended, and the cancel changed nothing. `running`: no worker
  * has acted on the cancel within a few seconds; it will when one does.
  */

@@ -16,13 +16,15 @@ export interface Step {
 }
 
 /**
- * One event of a turn, discriminated by `type`: exactly the spec's TurnEvent table. A turn's
+ * One event of a turn, discriminated by `type` (the Turn events section of `/docs`). A turn's
  * events end with exactly one `done` or `error`. A failure while iterating a turn (including
  * one of the request itself) arrives as an `error` event, after which the iteration ends.
  *
  * - `start`: the turn exists on the service; `turnId` identifies it.
  * - `progress`: the current list of steps (each event carries the whole list).
- * - `tool`: a tool call started or ended (`ok` tells how it ended).
+ * - `tool`: a tool call started or ended (`ok` tells how it ended). `name` is the name in the
+ *   agent's configuration — a built-in's `files.write`, an MCP tool's `server.tool`, an HTTP tool's
+ *   own — never the model's (`files_write`, `server__tool`).
  * - `text`: a piece of the reply; see `reset`.
  * - `file`: the agent wrote the file at `path` in the conversation's file space.
  * - `done`: the turn succeeded; `reply` is the whole reply.
