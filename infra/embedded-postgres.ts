@@ -178,6 +178,8 @@ export async function startEmbeddedPostgres(opts: {
   }
   const asRoot = userInfo().uid === 0;
   if (asRoot) await letPostgresUserThrough(opts.dataDir);
+  // The library rejects a server that exits while starting with no reason: keep its last lines to give one.
+  const lastLines: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
     port: opts.port,
@@ -186,14 +188,19 @@ export async function startEmbeddedPostgres(opts: {
     persistent: true,
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: () => undefined,
+    onLog: (message: string) => {
+      lastLines.push(message.trim());
+      if (lastLines.length > 5) lastLines.shift();
+    },
     onError: (e: unknown) => opts.log(`embedded postgres: ${e instanceof Error ? e.message : String(e)}`),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     opts.log(`initialising embedded PostgreSQL in ${databaseDir}`);
     await server.initialise();
   }
-  await inOwnProcessGroup(() => server.start());
+  await inOwnProcessGroup(() => server.start()).catch((err: unknown) => {
+    throw err instanceof Error ? err : new Error(`embedded PostgreSQL exited while starting on port ${opts.port}: ${lastLines.join(' | ') || 'no output'}`);
+  });
   const pid = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   try {
     await adoptPassword(opts.port, password);
