@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { Registry } from 'prom-client';
 import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
@@ -60,8 +61,10 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
 
     const { credentials, created } = await prepareDatabase(database.url, config, logger, say);
 
-    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
-    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
+    // One registry for both parts: the API's `/metrics` then shows the turns the worker counts.
+    const registry = new Registry();
+    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing, registry }));
+    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing, registry }));
 
     const banner = startBanner(config, {
       ...(temporal.uiURL ? { temporalUI: temporal.uiURL } : {}),

@@ -11,6 +11,9 @@ import { freePort } from '../../infra/temporal-dev-server';
 import { repoRoot, runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { call } from '../../harness/http';
+import { parseExposition, total } from '../support/prometheus';
+import { collectTurn } from '../support/sse';
+import { waitFor } from '../support/wait';
 
 /**
  * `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL,
@@ -118,6 +121,7 @@ describe('npm start (the embedded default)', function () {
   }
 
   let firstWorkspaceId = '';
+  let balanceAtStop = 0;
 
   it('boots on an empty DATA_DIR: /readyz is ready and the printed key reads the dev workspace', async () => {
     child = start();
@@ -161,9 +165,21 @@ describe('npm start (the embedded default)', function () {
     assert.equal(workspaceSchema.parse(ws.body).credits, 1005);
   });
 
+
+  it("the API port's /metrics shows the worker's turn counters: one process, one registry", async () => {
+    const { apiKey } = credentials();
+    const agent = await call<{ id: string }>(base(), 'POST', '/v1/agents', { apiKey, body: { name: 'Counted' } });
+    const conv = await call<{ id: string }>(base(), 'POST', `/v1/agents/${agent.body.id}/conversations`, { apiKey, body: {} });
+    const turn = await collectTurn(`${base()}/v1/conversations/${conv.body.id}/turns`, { method: 'POST', apiKey, body: { text: 'count me in' } });
+    assert.equal(turn.events.at(-1)?.event.type, 'done', JSON.stringify(turn.events));
+    const scrape = async () => parseExposition(await (await fetch(`${base()}/metrics`)).text());
+    await waitFor('turns finished on the API port', scrape, (s) => total(s, 'hosted_agents_turns_finished_total') >= 1, 10_000);
+  });
+
   it('stops cleanly on Ctrl-C (SIGINT to the group): no error or warning lines, exit 0, nothing left behind', async () => {
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     const pgPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    balanceAtStop = workspaceSchema.parse((await call(base(), 'GET', '/v1/workspace', { apiKey: credentials().apiKey })).body).credits;
     const mark = output.length;
     const code = await stop(child!, 'SIGINT');
     const stopping = output.slice(mark);
@@ -186,7 +202,7 @@ describe('npm start (the embedded default)', function () {
     const creds = credentials();
     assert.equal(creds.workspaceId, firstWorkspaceId);
     const ws = workspaceSchema.parse((await call(base(), 'GET', '/v1/workspace', { apiKey: creds.apiKey })).body);
-    assert.deepEqual([ws.id, ws.credits], [firstWorkspaceId, 1005]);
+    assert.deepEqual([ws.id, ws.credits], [firstWorkspaceId, balanceAtStop]);
     await stop(child);
     assert.match(output, /stopped cleanly/);
   });
