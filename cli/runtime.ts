@@ -53,6 +53,8 @@ export async function runApi(opts: {
   tracing?: Tracing;
   /** Shared with the worker under `start`, so the API's `/metrics` shows the worker's series; else the API's own. */
   registry?: Registry;
+  /** `start` with the embedded dev server only: its UI's origin may call the codec from loopback without a token. */
+  codecLocalUIOrigin?: string;
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
@@ -83,6 +85,7 @@ export async function runApi(opts: {
       // The process's own registry, made here and passed down (docs/operations.md: Metrics).
       metrics: createApiMetrics(opts.registry ?? new Registry()),
       ...(traced ? { requestSpan: traced.requestSpan } : {}),
+      ...(opts.codecLocalUIOrigin ? { codecLocalUIOrigin: opts.codecLocalUIOrigin } : {}),
     });
     return {
       port: server.port,
