@@ -200,7 +200,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
     hub: deps.hub,
     stream,
   });
-  codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN });
+  codecRoutes(r, { codec: payloadCodecFromConfig(deps.config), token: deps.config.CODEC_TOKEN, localUIOrigin: deps.codecLocalUIOrigin });
   openApiRoute(r, deps.config.baseURL);
   return r;
 }

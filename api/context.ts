@@ -24,6 +24,11 @@ export interface ApiDeps {
   metrics: ApiMetrics;
   /** A server span around each request (api/middleware/request-span.ts), when tracing is on. */
   requestSpan?: Koa.Middleware<ApiState>;
+  /**
+   * Set only by `start` with the embedded Temporal dev server: that UI's origin, whose calls to the
+   * codec endpoint from a loopback peer need no CODEC_TOKEN (api/routes/codec.ts).
+   */
+  codecLocalUIOrigin?: string;
 }
 
 export interface ApiState {

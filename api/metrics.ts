@@ -1,7 +1,8 @@
 import type { Next } from 'koa';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { RateLimitRefusal } from '../domain/errors';
 import { mayReadMetrics } from '../infra/metrics-access';
+import { collectProcessMetrics } from '../infra/process-metrics';
 import { recordSafely } from '../infra/record-safely';
 import type { ApiContext } from './context';
 
@@ -24,9 +25,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** A request no route matched (404s of any path) is one series, never its path. */
 const UNMATCHED = 'unmatched';
 
-/** The API's instruments on `registry` (one per process, made at start-up), with Node's process metrics. */
+/** The API's instruments on `registry` (one per process, made at start-up, shared with the worker's under `start`), with Node's process metrics. */
 export function createApiMetrics(registry: Registry): ApiMetrics {
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const registers = [registry];
   const streams = new Gauge({ name: 'hosted_agents_sse_streams_open', help: 'Turn event streams open on this process.', registers });
   return {

@@ -48,6 +48,8 @@ export async function openTemporal(config: Config, say: Say): Promise<TemporalSe
     uiPort: config.TEMPORAL_UI_PORT,
     dbFile: path.join(config.dataDir, 'temporal.sqlite'),
     namespace: config.TEMPORAL_NAMESPACE,
+    // The UI shows payloads decoded through our codec endpoint (open to the UI from loopback: docs/security.md).
+    uiCodecEndpoint: `${config.baseURL}/v1/codec`,
     log: say,
   });
   return { address: server.address, uiURL: server.uiURL, embedded: true, stop: () => server.stop() };

@@ -51,6 +51,10 @@ export async function runApi(opts: {
   temporalAddress: string;
   logger: Logger;
   tracing?: Tracing;
+  /** Shared with the worker under `start`, so the API's `/metrics` shows the worker's series; else the API's own. */
+  registry?: Registry;
+  /** `start` with the embedded dev server only: its UI's origin may call the codec from loopback without a token. */
+  codecLocalUIOrigin?: string;
 }): Promise<Stoppable & { port: number }> {
   const { startApiServer, apiListening, createRepositories, createApiMetrics } = apiSide();
   const traced = opts.tracing ? apiTracing(opts.tracing) : undefined;
@@ -79,8 +83,9 @@ export async function runApi(opts: {
       hub: listening.hub,
       keyCache: listening.keyCache,
       // The process's own registry, made here and passed down (docs/operations.md: Metrics).
-      metrics: createApiMetrics(new Registry()),
+      metrics: createApiMetrics(opts.registry ?? new Registry()),
       ...(traced ? { requestSpan: traced.requestSpan } : {}),
+      ...(opts.codecLocalUIOrigin ? { codecLocalUIOrigin: opts.codecLocalUIOrigin } : {}),
     });
     return {
       port: server.port,
@@ -106,6 +111,7 @@ export function runWorker(opts: {
   temporalAddress: string;
   logger: Logger;
   tracing?: Tracing;
+  registry?: Registry;
 }): Promise<Stoppable> {
   const { startWorkerFromConfig } = workerSide();
   const { tracing, ...rest } = opts;

@@ -14,6 +14,11 @@ import { cameThroughProxy } from './proxied-sockets';
  */
 export function mayReadMetrics(req: IncomingMessage, token: string | undefined): boolean {
   if (token !== undefined && bearerIs(req.headers.authorization, token)) return true;
+  return fromLoopbackPeer(req);
+}
+
+/** The peer is on this host, judged by the socket alone: no forwarding header, no PROXY protocol, a loopback address. */
+export function fromLoopbackPeer(req: IncomingMessage): boolean {
   const proxied = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined;
   return !proxied && !cameThroughProxy(req.socket) && isLoopback(req.socket.remoteAddress);
 }

@@ -18,6 +18,8 @@ interface DevServerOptions {
   namespace: string;
   log: (line: string) => void;
   readyTimeoutMs?: number;
+  /** The codec endpoint the UI's browser calls to show payloads decoded (`start`: the API's `/v1/codec`). */
+  uiCodecEndpoint?: string;
 }
 
 export interface DevServerHandle {
@@ -56,6 +58,7 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<De
     // saving a poll round trip per step (set the same on a production cluster).
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
     ...(opts.dbFile ? ['--db-filename', opts.dbFile] : []),
+    ...(opts.uiCodecEndpoint ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : []),
     ...customSearchAttributes.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
   ];
   // Its own process group: a Ctrl-C or a supervisor's SIGTERM to our group reaches us, and we stop

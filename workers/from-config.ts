@@ -23,6 +23,8 @@ interface WorkerFromConfigOptions {
   db?: Db;
   /** Tracing's worker side when it is on (cli/runtime.ts loads it only then; its owner flushes it). */
   traced?: { tracing: WorkerTracing; spans: Spans };
+  /** The process's registry when another part shares it (`start`: the API serves the worker's series too); else its own. */
+  registry?: Registry;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function startWorkerFromConfig(opts: WorkerFromConfigOptions): Prom
   if (!databaseUrl || !temporalAddress) throw new Error('a worker needs DATABASE_URL and TEMPORAL_ADDRESS');
   // Before any Temporal connection of this process (Runtime.install's rule).
   installTemporalRuntime(logger, config.TEMPORAL_METRICS_ADDRESS);
-  const metrics = createWorkerMetrics(new Registry());
+  const metrics = createWorkerMetrics(opts.registry ?? new Registry());
   const db = opts.db ?? processPool(config, databaseUrl, logger);
   const closeDb = () => (opts.db ? Promise.resolve() : db.destroy());
   let connection: NativeConnection | undefined;

@@ -1,13 +1,14 @@
 import type { InjectedSinks } from '@temporalio/worker';
-import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { TurnMetrics } from '../activities/turn-metrics';
+import { collectProcessMetrics } from '../infra/process-metrics';
 import { recordSafely } from '../infra/record-safely';
 import type { OutcomeSinks } from '../workflows/outcome-sink';
 
 /**
  * What the worker records (docs/operations.md: Metrics): turns — counted here because the worker runs every
  * turn, whatever admitted it — and the outcomes of deployment and domain runs. Served at the
- * worker's `/metrics` (workers/health-server.ts).
+ * worker's `/metrics` (workers/health-server.ts), and under `start` at the API's too (one registry).
  */
 export interface WorkerMetrics {
   registry: Registry;
@@ -19,9 +20,9 @@ export interface WorkerMetrics {
 /** Seconds: a local model answers in milliseconds, a busy provider's long turn in minutes. */
 const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300, 600];
 
-/** The worker's instruments on `registry` (one per process, made at start-up), with Node's process metrics. */
+/** The worker's instruments on `registry` (one per process, made at start-up, shared with the API's under `start`), with Node's process metrics. */
 export function createWorkerMetrics(registry: Registry): WorkerMetrics {
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const registers = [registry];
   const started = new Counter({ name: 'hosted_agents_turns_started_total', help: 'Turns whose first model step started, by agent grade.', labelNames: ['grade'], registers });
   const finished = new Counter({ name: 'hosted_agents_turns_finished_total', help: 'Turns that ended with a reply, by agent grade.', labelNames: ['grade'], registers });

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors';
+import { fromLoopbackPeer } from '../../infra/metrics-access';
 import type { ApiContext } from '../context';
 import type { ApiRouter } from '../routing';
 
@@ -9,7 +10,7 @@ import type { ApiRouter } from '../routing';
  * The codec endpoint of Temporal's "codec server" protocol, so the Temporal UI and CLI can show
  * payloads the PAYLOAD_KEY codec encrypted: `POST /v1/codec/decode` and `/encode` take and answer
  * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`. Off (404, before any body is read)
- * unless CODEC_TOKEN is set; every call needs `Authorization: Bearer <CODEC_TOKEN>` — an operator credential, not a
+ * unless CODEC_TOKEN is set (or `start` opened it to its dev server's UI: below); every other call needs `Authorization: Bearer <CODEC_TOKEN>` — an operator credential, not a
  * workspace API key: decoding shows every workspace's conversations.
  */
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'base64');
@@ -28,14 +29,27 @@ const toWire = (p: Payload): WirePayload => ({
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-function authorize(ctx: ApiContext, token: string | undefined): void {
-  if (token === undefined) throw new AppError('not_found', 'no such route (the codec endpoint is off: set CODEC_TOKEN)');
+/**
+ * Under `start` with the embedded dev server only (cli/commands/start.ts passes `localUIOrigin`;
+ * `hosted-agents api` never does), the dev server's UI may call without a token: a request from a
+ * loopback peer (the socket, never X-Forwarded-For; not through a proxy) whose Origin is the UI's.
+ * Threat: a page of another origin cannot forge Origin, and a remote caller is not on loopback;
+ * what stays open is a local process that sets Origin — it can already read DATA_DIR's keys.
+ */
+function openToLocalUI(ctx: ApiContext, localUIOrigin: string | undefined): boolean {
+  return localUIOrigin !== undefined && ctx.get('Origin') === localUIOrigin && fromLoopbackPeer(ctx.req);
+}
+
+function authorize(ctx: ApiContext, token: string | undefined, localUIOrigin: string | undefined): void {
+  if (openToLocalUI(ctx, localUIOrigin)) return;
+  if (token === undefined && localUIOrigin === undefined) throw new AppError('not_found', 'no such route (the codec endpoint is off: set CODEC_TOKEN)');
   const given = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
+  if (token === undefined) throw new AppError('invalid_codec_token', 'Authorization: Bearer <CODEC_TOKEN> is missing or wrong');
   // Compared as digests: equal lengths, so the comparison takes the same time whatever was sent.
   if (!timingSafeEqual(digest(given), digest(token))) throw new AppError('invalid_codec_token', 'Authorization: Bearer <CODEC_TOKEN> is missing or wrong');
 }
 
-export function codecRoutes(r: ApiRouter, deps: { codec: PayloadCodec | undefined; token: string | undefined }): void {
+export function codecRoutes(r: ApiRouter, deps: { codec: PayloadCodec | undefined; token: string | undefined; localUIOrigin?: string | undefined }): void {
   for (const direction of ['decode', 'encode'] as const) {
     r.add(
       {
@@ -45,7 +59,7 @@ export function codecRoutes(r: ApiRouter, deps: { codec: PayloadCodec | undefine
         response: { status: 200, description: 'The payloads, in order', schema: payloadsSchema },
         errors: ['invalid_codec_token', 'not_found'],
         // Before the body: a caller without the token costs no read or parse of what it sends.
-        authorize: (ctx) => authorize(ctx, deps.token),
+        authorize: (ctx) => authorize(ctx, deps.token, deps.localUIOrigin),
       },
       async (_ctx, { body }) => {
         const payloads = body.payloads.map(fromWire);

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { Registry } from 'prom-client';
 import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
@@ -40,7 +41,7 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     URL_SIGNING_KEY: given.URL_SIGNING_KEY ?? (await ensureKeyFile(given.dataDir, 'url-signing.key')),
     SECRETS_KEY: given.SECRETS_KEY ?? (await ensureKeyFile(given.dataDir, 'secrets.key')),
     PAYLOAD_KEY: given.PAYLOAD_KEY ?? (await ensureKeyFile(given.dataDir, 'payload.key')),
-    // The dev server's UI may call the codec endpoint (when CODEC_TOKEN is set).
+    // The dev server's UI may call the codec endpoint (with no token from loopback: see below).
     CODEC_CORS_ORIGIN: given.CODEC_CORS_ORIGIN ?? (given.TEMPORAL_ADDRESS ? undefined : `http://localhost:${given.TEMPORAL_UI_PORT}`),
   };
   const stack: Stoppable[] = [];
@@ -60,8 +61,15 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
 
     const { credentials, created } = await prepareDatabase(database.url, config, logger, say);
 
-    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
-    stack.push(await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing }));
+    // One registry for both parts: the API's `/metrics` then shows the turns the worker counts.
+    const registry = new Registry();
+    stack.push(await runWorker({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing, registry }));
+    // Only with the embedded dev server: its UI (this origin, from loopback) decodes payloads with no
+    // CODEC_TOKEN (docs/security.md: Codec endpoint); `hosted-agents api` never opens this.
+    const codecLocalUIOrigin = temporal.embedded ? config.CODEC_CORS_ORIGIN : undefined;
+    stack.push(
+      await runApi({ config, databaseUrl: database.url, temporalAddress: temporal.address, logger, tracing, registry, ...(codecLocalUIOrigin ? { codecLocalUIOrigin } : {}) }),
+    );
 
     const banner = startBanner(config, {
       ...(temporal.uiURL ? { temporalUI: temporal.uiURL } : {}),

@@ -5,12 +5,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { devCredentialsSchema } from '../../cli/dev-credentials';
 import { workspaceSchema } from '../../domain/workspace';
+import { ENCRYPTED_ENCODING } from '../../infra/payload-codec';
 import { freePort } from '../../infra/temporal-dev-server';
 import { repoRoot, runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
 import { call } from '../../harness/http';
+import { parseExposition, total } from '../support/prometheus';
+import { collectTurn } from '../support/sse';
+import { waitFor } from '../support/wait';
 
 /**
  * `npm start` exactly as an operator types it, on an empty DATA_DIR, with no DATABASE_URL,
@@ -118,6 +123,7 @@ describe('npm start (the embedded default)', function () {
   }
 
   let firstWorkspaceId = '';
+  let balanceAtStop = 0;
 
   it('boots on an empty DATA_DIR: /readyz is ready and the printed key reads the dev workspace', async () => {
     child = start();
@@ -161,9 +167,53 @@ describe('npm start (the embedded default)', function () {
     assert.equal(workspaceSchema.parse(ws.body).credits, 1005);
   });
 
+  let turnId = '';
+
+  it("the API port's /metrics shows the worker's turn counters: one process, one registry", async () => {
+    const { apiKey } = credentials();
+    const agent = await call<{ id: string }>(base(), 'POST', '/v1/agents', { apiKey, body: { name: 'Counted' } });
+    const conv = await call<{ id: string }>(base(), 'POST', `/v1/agents/${agent.body.id}/conversations`, { apiKey, body: {} });
+    const turn = await collectTurn(`${base()}/v1/conversations/${conv.body.id}/turns`, { method: 'POST', apiKey, body: { text: 'count me in' } });
+    assert.equal(turn.events.at(-1)?.event.type, 'done', JSON.stringify(turn.events));
+    const first = turn.events[0]?.event;
+    assert.ok(first?.type === 'start', JSON.stringify(first));
+    turnId = first.turnId;
+    const scrape = async () => parseExposition(await (await fetch(`${base()}/metrics`)).text());
+    await waitFor('turns finished on the API port', scrape, (s) => total(s, 'hosted_agents_turns_finished_total') >= 1, 10_000);
+  });
+
+  it("the Temporal UI's origin decodes a turn's input from loopback with no token; without that Origin, or through a proxy, 401", async () => {
+    const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    let input: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null } | undefined;
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(`turn-${turnId}`).fetchHistory();
+      input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    } finally {
+      await connection.close();
+    }
+    assert.ok(input?.data, 'the turn workflow has an input');
+    const wire = {
+      metadata: Object.fromEntries(Object.entries(input.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(input.data).toString('base64'),
+    };
+    const encoding = (m: Record<string, string>) => Buffer.from(m.encoding ?? '', 'base64').toString('utf8');
+    assert.equal(encoding(wire.metadata), ENCRYPTED_ENCODING, 'the input is encrypted in the history');
+    const uiOrigin = `http://localhost:${ports.ui}`;
+    const decode = (headers: Record<string, string>) => call<{ payloads: Array<{ metadata: Record<string, string>; data: string }> }>(base(), 'POST', '/v1/codec/decode', { body: { payloads: [wire] }, headers });
+    const decoded = await decode({ origin: uiOrigin, 'x-namespace': 'default' });
+    assert.equal(decoded.status, 200, JSON.stringify(decoded.body));
+    const plain = decoded.body.payloads[0]!;
+    assert.equal(encoding(plain.metadata), 'json/plain', 'decoded: the JSON the UI shows');
+    assert.ok(Buffer.from(plain.data, 'base64').toString('utf8').includes(turnId), "the decoded input names the turn");
+    assert.equal((await decode({})).status, 401, 'no Origin: the token is needed');
+    assert.equal((await decode({ origin: 'http://localhost:1' })).status, 401, 'another origin: the token is needed');
+    assert.equal((await decode({ origin: uiOrigin, 'x-forwarded-for': '203.0.113.9' })).status, 401, 'through a proxy: not a loopback caller');
+  });
+
   it('stops cleanly on Ctrl-C (SIGINT to the group): no error or warning lines, exit 0, nothing left behind', async () => {
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     const pgPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    balanceAtStop = workspaceSchema.parse((await call(base(), 'GET', '/v1/workspace', { apiKey: credentials().apiKey })).body).credits;
     const mark = output.length;
     const code = await stop(child!, 'SIGINT');
     const stopping = output.slice(mark);
@@ -186,7 +236,7 @@ describe('npm start (the embedded default)', function () {
     const creds = credentials();
     assert.equal(creds.workspaceId, firstWorkspaceId);
     const ws = workspaceSchema.parse((await call(base(), 'GET', '/v1/workspace', { apiKey: creds.apiKey })).body);
-    assert.deepEqual([ws.id, ws.credits], [firstWorkspaceId, 1005]);
+    assert.deepEqual([ws.id, ws.credits], [firstWorkspaceId, balanceAtStop]);
     await stop(child);
     assert.match(output, /stopped cleanly/);
   });

@@ -84,6 +84,8 @@ describe('Temporal payload encryption (PAYLOAD_KEY codec and codec endpoint)', (
     assert.equal(none.body.error.code, 'invalid_codec_token');
     const wrong = await call(api.baseURL, 'POST', decodePath, { body: { payloads: encrypted }, headers: { authorization: `Bearer ${randomToken(40)}` } });
     assert.equal(wrong.status, 401);
+    const uiNoToken = await call(api.baseURL, 'POST', decodePath, { body: { payloads: encrypted }, headers: { origin: uiOrigin } });
+    assert.equal(uiNoToken.status, 401, "outside `start`, the UI's origin from loopback still needs the token");
     const workspaceKey = await call(api.baseURL, 'POST', decodePath, { apiKey, body: { payloads: encrypted } });
     assert.equal(workspaceKey.status, 401, 'a workspace API key does not open the codec endpoint');
 
