@@ -89,7 +89,8 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<De
   if (opts.dbFile) await registerSearchAttributes(address, opts.namespace);
   return {
     address,
-    uiURL: `http://127.0.0.1:${opts.uiPort}`,
+    // localhost, not 127.0.0.1: the UI's origin is what npm start lets call the codec (CODEC_CORS_ORIGIN).
+    uiURL: `http://localhost:${opts.uiPort}`,
     stop: () => stopChild(child),
   };
 }

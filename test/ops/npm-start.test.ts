@@ -131,7 +131,7 @@ describe('npm start (the embedded default)', function () {
     const creds = credentials();
     assert.equal(creds.baseURL, `http://localhost:${ports.api}`);
     assert.ok(output.includes(creds.apiKey), 'the API key is printed');
-    assert.ok(output.includes(`http://127.0.0.1:${ports.ui}`), 'the Temporal UI URL is printed');
+    assert.ok(output.includes(`http://localhost:${ports.ui}`), 'the Temporal UI URL is printed, on the origin the codec answers');
     const ws = await call(base(), 'GET', '/v1/workspace', { apiKey: creds.apiKey });
     assert.equal(ws.status, 200);
     const workspace = workspaceSchema.parse(ws.body);
