@@ -8,7 +8,10 @@ import { temporalCliFromEnv } from '../../harness/temporal-cli';
 import { type DevServerHandle, freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { startWorkerFromConfig } from '../../workers/from-config';
 import { freshDatabase as createFreshDatabase } from '../../harness/database';
-import { setFixture } from './fixture';
+import { fixture, setFixture } from './fixture';
+import { recordHistories } from './record-histories';
+import { payloadCodecFromConfig } from '../../infra/payload-codec';
+import { connectTemporalClient } from '../../infra/temporal-connection';
 
 /**
  * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
@@ -85,6 +88,14 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {
+  // Before anything stops: the histories are read from the still-running Temporal server.
+  if (process.env.RECORD_HISTORIES === '1' && stops.length > 0) {
+    const f = fixture();
+    const client = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false, payloadCodec: payloadCodecFromConfig(f.config) });
+    await recordHistories(client, log)
+      .catch((e: unknown) => log(`RECORD_HISTORIES failed: ${String(e)}`))
+      .finally(() => client.connection.close());
+  }
   setFixture(undefined);
   for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`teardown: ${String(e)}`));
 }

@@ -75,7 +75,7 @@ describe('turn runs carry summaries for the Temporal UI', () => {
    */
   it('a turn recorded before summaries existed replays with today\'s workflow code', async function () {
     this.timeout(120_000);
-    const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures/turn-before-summaries.json'), 'utf8')) as object;
+    const recorded = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/histories/turnWorkflow.before-summaries.json'), 'utf8')) as object;
     const history = temporal.api.history.v1.History.fromObject(recorded);
     assert.ok(history.events.every((e) => !e.userMetadata?.summary), 'the recording has no summaries');
     const workflowBundle = await bundleWorkflows();
