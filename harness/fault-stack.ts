@@ -8,7 +8,9 @@ import { migrateLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { randomToken } from '../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
-import { type DevServerHandle, freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
+import { clusterServices } from '../infra/temporal-cluster';
+import { freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
+import { startTestCluster } from './temporal-cluster';
 import { asCliProcess, type CliProcess, cliProcess } from './cli';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */
@@ -17,7 +19,8 @@ export type Proc = CliProcess;
 /**
  * A whole deployment on this machine that a fault test may break piece by piece: its own
  * PostgreSQL (embedded, restartable on the same data and port), its own Temporal dev server
- * (history in a file, so a restart keeps every run), and the API and worker as real processes.
+ * (history in a file, so a restart keeps every run) or, under TEST_TEMPORAL=cluster, its own
+ * cluster, and the API and worker as real processes.
  */
 export interface FaultStack {
   env: Record<string, string>;
@@ -67,7 +70,10 @@ export async function startFaultStack(opts: {
   // The frontend keeps its port across a restart (clients reconnect to it); the UI takes a fresh
   // one each time: its old port, free for a moment, was once taken in between (bind: address in use).
   const startDevServer = async () => startTemporalDevServer({ cliPath: opts.temporalCliPath, port: temporalPort, uiPort: await freePort(), dbFile, namespace: 'default', log });
-  let temporal: DevServerHandle | undefined = await startDevServer();
+  // TEST_TEMPORAL=cluster: the four-process cluster instead, its persistence on DATABASE_URL's
+  // server (so stopping this stack's PostgreSQL stays a fault of ours alone), else on the stack's own.
+  const cluster = process.env.TEST_TEMPORAL === 'cluster' ? await startTestCluster({ serverUrl: process.env.DATABASE_URL ?? pg.url, log }) : undefined;
+  let temporal: { address: string; stop(): Promise<void> } | undefined = cluster ?? (await startDevServer());
   const db = createDb({ url: pg.url, poolMax: 5 });
   await migrateLatest(db);
 
@@ -109,12 +115,18 @@ export async function startFaultStack(opts: {
       temporal = undefined;
     },
     async startTemporal() {
-      temporal = await startDevServer();
+      if (cluster) {
+        await cluster.startServices(...clusterServices);
+        temporal = cluster;
+      } else {
+        temporal = await startDevServer();
+      }
     },
     async close() {
       await Promise.all([kill(stack.api), kill(stack.worker)]);
       await db.destroy();
       await temporal?.stop();
+      await cluster?.close();
       await pg?.stop();
       await rm(dir, { recursive: true, force: true });
     },

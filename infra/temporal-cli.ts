@@ -13,12 +13,13 @@ import path from 'node:path';
 const TEMPORAL_CLI_VERSION = '1.5.1';
 const GO_PACKAGE = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
 
-function temporalCliCacheDir(): string {
+/** ~/.cache/hosted-agents/bin (or under XDG_CACHE_HOME): where the Go-built binaries are kept, outside any checkout. */
+export function temporalCliCacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
   return path.join(base, 'hosted-agents', 'bin');
 }
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;
@@ -27,7 +28,7 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function onPath(name: string): string | undefined {
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
@@ -113,7 +114,7 @@ async function goInstall(cacheDir: string, log: (line: string) => void): Promise
   }
 }
 
-function run(
+export function run(
   cmd: string,
   args: string[],
   onLine: (line: string) => void,

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/env';
+import type { ClusterHandle } from '../../infra/temporal-cluster';
 
 /** What the global fixture started for this test run; read by tests through `fixture()`. */
 export interface TestFixture {
@@ -8,6 +9,8 @@ export interface TestFixture {
   temporalCliPath: string;
   /** Config the in-process API and worker use (task queues carry a per-run prefix). */
   config: Config;
+  /** Under TEST_TEMPORAL=cluster: the cluster's service processes, for tests that break one. */
+  temporalCluster?: ClusterHandle;
 }
 
 let current: TestFixture | undefined;

@@ -12,6 +12,7 @@ import { fixture, setFixture } from './fixture';
 import { recordHistories } from './record-histories';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
+import { startTestCluster, type TestCluster } from '../../harness/temporal-cluster';
 
 /**
  * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
@@ -20,7 +21,9 @@ import { connectTemporalClient } from '../../infra/temporal-connection';
  * - PostgreSQL: a fresh database on DATABASE_URL's server when it is set, else an embedded
  *   cluster in a temporary directory.
  * - Temporal: TEST_TEMPORAL_ADDRESS when set (e.g. the dev server `npm start` runs, so the runs
- *   stay visible in its UI), else a dev server on free ports (UI on TEST_TEMPORAL_UI_PORT or a free port).
+ *   stay visible in its UI); with TEST_TEMPORAL=cluster, a cluster of four service processes with
+ *   PostgreSQL persistence on the same server (`npm run test:cluster`); else a dev server on free
+ *   ports (UI on TEST_TEMPORAL_UI_PORT or a free port).
  */
 const stops: Array<() => Promise<void>> = [];
 const log = (line: string) => process.stderr.write(`[fixture] ${line}\n`);
@@ -29,6 +32,27 @@ async function freshDatabase(): Promise<string> {
   const database = await createFreshDatabase({ prefix: 'ha_test', log });
   stops.push(() => database.drop());
   return database.url;
+}
+
+/** The Temporal server of this run: given, a cluster of our own (TEST_TEMPORAL=cluster), or a dev server. */
+async function startTemporal(databaseUrl: string, cliPath: string): Promise<{ address: string; uiURL?: string; cluster?: TestCluster }> {
+  if (process.env.TEST_TEMPORAL_ADDRESS) return { address: process.env.TEST_TEMPORAL_ADDRESS };
+  if (process.env.TEST_TEMPORAL === 'cluster') {
+    const started = Date.now();
+    const cluster = await startTestCluster({ serverUrl: databaseUrl, log });
+    stops.push(() => cluster.close());
+    log(`Temporal cluster (frontend, history, matching and worker processes) on ${cluster.address}, up in ${Date.now() - started} ms`);
+    return { address: cluster.address, cluster };
+  }
+  const server: DevServerHandle = await startTemporalDevServer({
+    cliPath,
+    port: await freePort(),
+    uiPort: Number(process.env.TEST_TEMPORAL_UI_PORT) || (await freePort()),
+    namespace: 'default',
+    log,
+  });
+  stops.push(() => server.stop());
+  return server;
 }
 
 /** Whether a test this run will execute (after --grep) is not a unit test (`*.unit.test.ts`). */
@@ -41,22 +65,8 @@ function needsServices(runner: Mocha.Runner): boolean {
 export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
   if (!needsServices(this)) return;
   const temporalCliPath = await temporalCliFromEnv(log);
-  const [databaseUrl, temporal] = await Promise.all([
-    freshDatabase(),
-    process.env.TEST_TEMPORAL_ADDRESS
-      ? Promise.resolve({ address: process.env.TEST_TEMPORAL_ADDRESS, uiURL: undefined })
-      : (async () => {
-          const server: DevServerHandle = await startTemporalDevServer({
-            cliPath: temporalCliPath,
-            port: await freePort(),
-            uiPort: Number(process.env.TEST_TEMPORAL_UI_PORT) || (await freePort()),
-            namespace: 'default',
-            log,
-          });
-          stops.push(() => server.stop());
-          return server;
-        })(),
-  ]);
+  const databaseUrl = await freshDatabase();
+  const temporal = await startTemporal(databaseUrl, temporalCliPath);
   if (temporal.uiURL) log(`Temporal UI for this run: ${temporal.uiURL}`);
 
   const config = loadConfig({
@@ -84,7 +94,7 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     await db.destroy();
   });
 
-  setFixture({ databaseUrl, temporalAddress: temporal.address, temporalUiURL: temporal.uiURL, temporalCliPath, config });
+  setFixture({ databaseUrl, temporalAddress: temporal.address, temporalUiURL: temporal.uiURL, temporalCliPath, config, temporalCluster: temporal.cluster });
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {

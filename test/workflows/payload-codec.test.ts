@@ -1,40 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import { randomToken } from '../../domain/ids';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../infra/payload-codec';
 import { startTestApi, type TestApi, useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
-import { historyText } from '../support/history';
+import { historyPayloads, historyText, type WirePayload } from '../support/history';
 import { call } from '../../harness/http';
 import { collectTurn } from '../support/sse';
 import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
-
-interface WirePayload {
-  metadata: Record<string, string>;
-  data: string;
-}
-
-/** Every payload of a workflow's history as the codec endpoint takes them (base64 metadata and data). */
-async function historyPayloads(client: Client, workflowId: string): Promise<WirePayload[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const out: WirePayload[] = [];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
-    if (!value || typeof value !== 'object' || value instanceof Uint8Array) return;
-    const v = value as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
-    if (v.metadata && typeof v.metadata === 'object' && v.data instanceof Uint8Array) {
-      out.push({
-        metadata: Object.fromEntries(Object.entries(v.metadata).map(([k, b]) => [k, Buffer.from(b).toString('base64')])),
-        data: Buffer.from(v.data).toString('base64'),
-      });
-      return;
-    }
-    for (const child of Object.values(value)) walk(child);
-  };
-  walk(history);
-  return out;
-}
 
 const metadataText = (p: WirePayload, key: string) => (p.metadata[key] === undefined ? undefined : Buffer.from(p.metadata[key], 'base64').toString('utf8'));
 
