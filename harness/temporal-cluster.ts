@@ -23,6 +23,8 @@ function isFree(port: number): Promise<boolean> {
 }
 
 export interface TestCluster extends ClusterHandle {
+  /** Its persistence and visibility databases, on the server given. */
+  databases: [string, string];
   /** Stops the services and drops the cluster's two databases. */
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export async function startTestCluster(opts: { serverUrl: string; log: (line: st
   const cluster = await startTemporalCluster({ binaries, databaseUrl: opts.serverUrl, databasePrefix: prefix, ports, namespace: 'default', log: opts.log });
   return {
     ...cluster,
+    databases: [prefix, `${prefix}_visibility`],
     async close() {
       await cluster.stop();
       const admin = new URL(opts.serverUrl);
