@@ -20,6 +20,7 @@ import * as m017 from './migrations/017_step_billing';
 import * as m018 from './migrations/018_name_claims';
 import * as m019 from './migrations/019_allowed_origins';
 import * as m020 from './migrations/020_version_role';
+import * as m021 from './migrations/021_version_role_default';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['018_name_claims', m018],
   ['019_allowed_origins', m019],
   ['020_version_role', m020],
+  ['021_version_role_default', m021],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -10,6 +10,10 @@ import type { Knex } from 'knex';
  *   Each claim has a `verification_token`, the value of its `_hosted-agents.<name>` TXT record.
  * - `acme_challenges` point at the claim (`domain_id`), since the name alone is no longer a key.
  */
+// Contract: not online-safe when released (the release before 018 inserts custom_domains without
+// verification_token and with ON CONFLICT (domain), whose key this drops, and acme_challenges
+// without domain_id: adding a domain and answering HTTP-01 fail on its API and workers until they
+// are replaced); a rolling upgrade from before 018 must stop the old API and workers first.
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('slug_claims', (t) => {
     t.text('slug').primary();
