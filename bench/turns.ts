@@ -35,7 +35,7 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
 
   log('starting model server, PostgreSQL, Temporal, API and worker…');
   const stack = await startStack(cfg, cleanup, log);
-  out(`PostgreSQL: ${stack.postgresKind}; Temporal: dev server in memory; ${cfg.apis} API and ${cfg.workers} worker process(es), each separate`);
+  out(`PostgreSQL: ${stack.postgresKind}; Temporal: ${stack.temporalKind}; ${cfg.apis} API and ${cfg.workers} worker process(es), each separate`);
   const agentId = await createAgent(stack.baseURL, stack.apiKey);
   const tally = new Tally();
   const modelArrival = watchModelArrivals(stack.model);
@@ -83,7 +83,7 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   const bareRate = bare.inWindow / cfg.seconds;
   const barePer = (v: number | undefined) => (v === undefined || bare.inWindow === 0 ? undefined : v / bare.inWindow);
   out();
-  out(`## The bare Temporal chain: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s (same dev server, a worker process with our Worker options)`);
+  out(`## The bare Temporal chain: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s (same Temporal, a worker process with our Worker options)`);
   out(`completed workflows in the window: ${bare.inWindow} → ${bareRate.toFixed(1)} workflows/s (${bare.afterWindow} more finished after it); errors: ${bare.errors}${bare.firstError ? ` (e.g. ${bare.firstError})` : ''}`);
   out(`start → result under load: ${formatSummary(bare.total)}`);
   out(`our turns/s as a share of it: ${((turnsPerSecond / bareRate) * 100).toFixed(0)}%`);
@@ -93,12 +93,14 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   out();
   out(`## CPU during the load windows (ours ${load.cpu.seconds.toFixed(1)} s, machine busy ${load.cpu.machineBusyPct.toFixed(0)}% of ${os.cpus().length} cores, steal ${load.cpu.stealPct.toFixed(1)}%; bare ${bare.cpu.seconds.toFixed(1)} s, busy ${bare.cpu.machineBusyPct.toFixed(0)}%)`);
   out('process                                  | ours ms/turn | ours % of a core | bare ms/workflow | bare % of a core');
-  const row = (name: string, key: 'api' | 'worker' | 'temporal' | 'postgres' | 'bench') =>
+  const row = (name: string, key: 'api' | 'worker' | 'temporal' | 'temporalPostgres' | 'postgres' | 'bench') =>
     out(`${name.padEnd(40)} | ${cell(perTurn(load.cpu.ms[key])).padStart(12)} | ${share(load.cpu.ms[key], load.cpu.seconds).padStart(16)} | ${cell(barePer(bare.cpu.ms[key])).padStart(16)} | ${share(bare.cpu.ms[key], bare.cpu.seconds).padStart(16)}`);
   row(`API (bare: its client process)`, 'api');
   row('worker', 'worker');
-  row('Temporal dev server', 'temporal');
-  row('PostgreSQL (all processes)', 'postgres');
+  const cluster = cfg.temporal === 'cluster';
+  row(cluster ? 'Temporal cluster (4 service processes)' : 'Temporal dev server', 'temporal');
+  if (cluster) row("PostgreSQL for Temporal (its databases' backends)", 'temporalPostgres');
+  row(cluster ? 'PostgreSQL for us (the rest)' : 'PostgreSQL (all processes)', 'postgres');
   row('bench (clients + model server)', 'bench');
   const other = load.cpu.ms.other ?? 0;
   out(`everything else on the machine (not the bench's): ${share(other, load.cpu.seconds)} of one core (bare window: ${share(bare.cpu.ms.other, bare.cpu.seconds)})`);
@@ -107,10 +109,10 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
     const kbs = pids.map((pid) => rssKb(pid));
     return kbs.some((kb) => kb === undefined) ? undefined : Math.max(...(kbs as number[])) / 1024;
   };
-  const rss = { api: mb(stack.apis.map((a) => a.pid)), worker: mb(stack.workers.map((w) => w.pid)), temporal: stack.temporalPid === undefined ? undefined : mb([stack.temporalPid]) };
+  const rss = { api: mb(stack.apis.map((a) => a.pid)), worker: mb(stack.workers.map((w) => w.pid)), temporal: stack.temporalPids.length === 0 ? undefined : mb(stack.temporalPids) };
   out();
   out('## Peak RSS (VmHWM; with several processes of a kind, the largest)');
-  out(`API ${rss.api?.toFixed(0) ?? 'n/a'} MB, worker ${rss.worker?.toFixed(0) ?? 'n/a'} MB, Temporal dev server ${rss.temporal?.toFixed(0) ?? 'n/a'} MB; bare worker ${bare.workerPeakRssMb?.toFixed(0) ?? 'n/a'} MB`);
+  out(`API ${rss.api?.toFixed(0) ?? 'n/a'} MB, worker ${rss.worker?.toFixed(0) ?? 'n/a'} MB, Temporal ${cfg.temporal === 'cluster' ? '(largest service)' : 'dev server'} ${rss.temporal?.toFixed(0) ?? 'n/a'} MB; bare worker ${bare.workerPeakRssMb?.toFixed(0) ?? 'n/a'} MB`);
 
   const results: Results = {
     concurrency: cfg.concurrency,
@@ -125,14 +127,16 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
     apiCpuMsPerTurn: perTurn(load.cpu.ms.api),
     workerCpuMsPerTurn: perTurn(load.cpu.ms.worker),
     temporalCpuMsPerTurn: perTurn(load.cpu.ms.temporal),
+    temporalPostgresCpuMsPerTurn: perTurn(load.cpu.ms.temporalPostgres),
     postgresCpuMsPerTurn: perTurn(load.cpu.ms.postgres),
+    temporal: cfg.temporal,
     apiPeakRssMb: rss.api,
     workerPeakRssMb: rss.worker,
     apis: cfg.apis,
     workers: cfg.workers,
     bareWorkflowsPerSecond: bareRate,
     bareErrors: bare.errors,
-    bareCpuMsPerWorkflow: { api: barePer(bare.cpu.ms.api), worker: barePer(bare.cpu.ms.worker), temporal: barePer(bare.cpu.ms.temporal), postgres: barePer(bare.cpu.ms.postgres) },
+    bareCpuMsPerWorkflow: { api: barePer(bare.cpu.ms.api), worker: barePer(bare.cpu.ms.worker), temporal: barePer(bare.cpu.ms.temporal), temporalPostgres: barePer(bare.cpu.ms.temporalPostgres), postgres: barePer(bare.cpu.ms.postgres) },
     perApi: load.perApi,
     perWorker: served.perWorker,
   };
@@ -141,6 +145,7 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   out();
   out(markdownTable(results));
   appendResult('turns', {
+    temporal: cfg.temporal,
     apis: cfg.apis,
     workers: cfg.workers,
     concurrency: cfg.concurrency,
@@ -154,7 +159,10 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
     apiCpuMsPerTurn: results.apiCpuMsPerTurn,
     workerCpuMsPerTurn: results.workerCpuMsPerTurn,
     temporalCpuMsPerTurn: results.temporalCpuMsPerTurn,
+    temporalPostgresCpuMsPerTurn: results.temporalPostgresCpuMsPerTurn,
     postgresCpuMsPerTurn: results.postgresCpuMsPerTurn,
+    bareTemporalCpuMsPerWorkflow: results.bareCpuMsPerWorkflow.temporal,
+    bareTemporalPostgresCpuMsPerWorkflow: results.bareCpuMsPerWorkflow.temporalPostgres,
     workerPeakRssMb: rss.worker,
     bareWorkerPeakRssMb: bare.workerPeakRssMb,
     errors: load.errors,

@@ -63,9 +63,10 @@ export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup
   const pids: CpuTargets = {
     api: [client.pid],
     worker: [worker.pid],
-    temporal: stack.temporalPid,
+    temporal: stack.temporalPids,
     postgres: stack.postgresPid,
-    postgresDatabase: stack.postgresDatabase,
+    postgresDatabases: stack.postgresDatabases,
+    temporalDatabases: stack.temporalDatabases,
   };
   const begin = sampleCpu(pids);
   log(`bare: ${cfg.concurrency} concurrent loops for ${cfg.seconds} s`);

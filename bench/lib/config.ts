@@ -11,6 +11,8 @@
  * BENCH_NODE_ARGS [none]: Node options, space-separated, put before the script of the API and
  * worker processes and of the bare chain's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
  * NODE_OPTIONS refuses, or `--heapsnapshot-signal=SIGUSR2`).
+ * BENCH_TEMPORAL [dev]: `dev` runs Temporal's dev server in memory; `cluster` a cluster of its own
+ * (frontend, history, matching, worker processes; docs/temporal-cluster.md) on the bench's PostgreSQL server.
  * Also read: DATABASE_URL (a server to create a fresh database on; else embedded PostgreSQL),
  * TEMPORAL_CLI_PATH and TEMPORAL_CLI_DOWNLOAD (how to find the Temporal dev server).
  */
@@ -29,6 +31,7 @@ export interface BenchConfig {
   apis: number;
   workers: number;
   nodeArgs: string[];
+  temporal: 'dev' | 'cluster';
 }
 
 const WORDS =
@@ -40,6 +43,12 @@ function int(name: string, fallback: number, min: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`${name}: a whole number ≥ ${min} (got ${JSON.stringify(raw)})`);
   return value;
+}
+
+function temporalKind(raw: string | undefined): 'dev' | 'cluster' {
+  if (raw === undefined || raw === '' || raw === 'dev') return 'dev';
+  if (raw === 'cluster') return 'cluster';
+  throw new Error(`BENCH_TEMPORAL: dev or cluster (got ${JSON.stringify(raw)})`);
 }
 
 export function benchConfig(): BenchConfig {
@@ -63,5 +72,6 @@ export function benchConfig(): BenchConfig {
     apis: int('BENCH_TURNS_APIS', 1, 1),
     workers: int('BENCH_TURNS_WORKERS', 1, 1),
     nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    temporal: temporalKind(process.env.BENCH_TEMPORAL),
   };
 }

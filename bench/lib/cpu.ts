@@ -7,28 +7,41 @@ export interface CpuTargets {
   api: number[];
   /** Every worker process. */
   worker: number[];
-  temporal: number | undefined;
+  /** The dev server's pid, or a cluster's four service processes; empty when not on this machine. */
+  temporal: number[];
   postgres: number | undefined;
-  /** The bench's database: on a shared PostgreSQL server, backends of other databases are left out. */
-  postgresDatabase: string | undefined;
+  /**
+   * The bench's databases (ours, and a cluster's persistence and visibility): on a shared
+   * PostgreSQL server, backends of other databases are left out.
+   */
+  postgresDatabases: string[] | undefined;
+  /** A cluster's persistence and visibility databases: their backends are counted apart, as Temporal's. */
+  temporalDatabases: string[];
 }
 
 /** A PostgreSQL backend's title names its database and client ("postgres: user db 127.0.0.1(5432) idle"). */
-const ourBackend = (database: string) => (pid: number) => {
+const ourBackend = (databases: string[]) => (pid: number) => {
   const title = cmdline(pid);
-  return !/\(\d+\)|\[local\]/.test(title) || title.includes(` ${database} `);
+  return !/\(\d+\)|\[local\]/.test(title) || databases.some((database) => title.includes(` ${database} `));
+};
+/** Only the client backends of these databases (no background process: those count as ours). */
+const backendOf = (databases: string[]) => (pid: number) => {
+  const title = cmdline(pid);
+  return databases.some((database) => title.includes(` ${database} `));
 };
 
 interface CpuSample {
   at: number;
   /** Ticks per process tree (undefined: not on this machine). */
-  ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabase' | 'postgres'>, number | undefined>;
+  ticks: Record<Exclude<keyof CpuTargets, 'postgresDatabases' | 'temporalDatabases' | 'postgres'>, number | undefined>;
   /**
    * PostgreSQL per process: on a shared server only our database's backends count, and a backend
    * that exits takes its ticks along (an idle pool connection closing), so the phase's CPU is the
    * sum of each backend's own increase, never negative.
    */
   postgres: Map<number, number> | undefined;
+  /** The same for the backends serving a cluster's databases (Temporal's persistence). */
+  temporalPostgres: Map<number, number> | undefined;
   /** This bench process (clients and the in-process model server), µs. */
   benchMicros: number;
   machine: { busy: number; total: number; steal: number };
@@ -37,7 +50,7 @@ interface CpuSample {
 interface CpuUsage {
   seconds: number;
   /** CPU ms used by each process tree over the phase. */
-  ms: Record<'api' | 'worker' | 'temporal' | 'postgres' | 'bench' | 'other', number | undefined>;
+  ms: Record<'api' | 'worker' | 'temporal' | 'temporalPostgres' | 'postgres' | 'bench' | 'other', number | undefined>;
   /** Share of the whole machine that was busy (all cores), 0–100; and of it, stolen by the hypervisor. */
   machineBusyPct: number;
   stealPct: number;
@@ -63,9 +76,13 @@ export function sampleCpu(pids: CpuTargets): CpuSample {
     ticks: {
       api: treesTicks(pids.api),
       worker: treesTicks(pids.worker),
-      temporal: pids.temporal === undefined ? undefined : treeTicks(pids.temporal),
+      temporal: pids.temporal.length === 0 ? undefined : treesTicks(pids.temporal),
     },
-    postgres: pids.postgres === undefined ? undefined : treeTicksByPid(pids.postgres, pids.postgresDatabase ? ourBackend(pids.postgresDatabase) : undefined),
+    postgres:
+      pids.postgres === undefined
+        ? undefined
+        : treeTicksByPid(pids.postgres, (pid) => (pids.postgresDatabases ? ourBackend(pids.postgresDatabases)(pid) : true) && !backendOf(pids.temporalDatabases)(pid)),
+    temporalPostgres: pids.postgres === undefined || pids.temporalDatabases.length === 0 ? undefined : treeTicksByPid(pids.postgres, backendOf(pids.temporalDatabases)),
     benchMicros: usage.user + usage.system,
     machine: machineTicks(),
   };
@@ -77,10 +94,10 @@ export function cpuBetween(a: CpuSample, b: CpuSample): CpuUsage {
     const y = b.ticks[k];
     return x === undefined || y === undefined ? undefined : (y - x) * TICK_MS;
   };
-  const postgres = () => {
-    if (!a.postgres || !b.postgres) return undefined;
+  const perProcess = (x: Map<number, number> | undefined, y: Map<number, number> | undefined) => {
+    if (!x || !y) return undefined;
     let ticks = 0;
-    for (const [pid, end] of b.postgres) ticks += Math.max(0, end - (a.postgres.get(pid) ?? 0));
+    for (const [pid, end] of y) ticks += Math.max(0, end - (x.get(pid) ?? 0));
     return ticks * TICK_MS;
   };
   const total = b.machine.total - a.machine.total;
@@ -88,7 +105,8 @@ export function cpuBetween(a: CpuSample, b: CpuSample): CpuUsage {
     api: delta('api'),
     worker: delta('worker'),
     temporal: delta('temporal'),
-    postgres: postgres(),
+    temporalPostgres: perProcess(a.temporalPostgres, b.temporalPostgres),
+    postgres: perProcess(a.postgres, b.postgres),
     bench: (b.benchMicros - a.benchMicros) / 1000,
   };
   const oursMs = Object.values(ours).reduce<number>((sum, v) => sum + (v ?? 0), 0);

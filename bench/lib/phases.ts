@@ -72,9 +72,10 @@ export async function loadPhase(stack: Stack, agentId: string, cfg: BenchConfig,
   const pids: CpuTargets = {
     api: stack.apis.map((a) => a.pid),
     worker: stack.workers.map((w) => w.pid),
-    temporal: stack.temporalPid,
+    temporal: stack.temporalPids,
     postgres: stack.postgresPid,
-    postgresDatabase: stack.postgresDatabase,
+    postgresDatabases: stack.postgresDatabases,
+    temporalDatabases: stack.temporalDatabases,
   };
   const firstText: number[] = [];
   const total: number[] = [];

@@ -28,7 +28,10 @@ export interface Results {
   apiCpuMsPerTurn: number | undefined;
   workerCpuMsPerTurn: number | undefined;
   temporalCpuMsPerTurn: number | undefined;
+  /** A cluster's persistence: the backends of its databases (undefined with the dev server). */
+  temporalPostgresCpuMsPerTurn: number | undefined;
   postgresCpuMsPerTurn: number | undefined;
+  temporal: 'dev' | 'cluster';
   apiPeakRssMb: number | undefined;
   workerPeakRssMb: number | undefined;
   apis: number;
@@ -36,7 +39,7 @@ export interface Results {
   /** The bare Temporal chain at the same concurrency (bench/bare/). */
   bareWorkflowsPerSecond: number;
   bareErrors: number;
-  bareCpuMsPerWorkflow: Record<'api' | 'worker' | 'temporal' | 'postgres', number | undefined>;
+  bareCpuMsPerWorkflow: Record<'api' | 'worker' | 'temporal' | 'temporalPostgres' | 'postgres', number | undefined>;
   /** Turns of the load window served by each API and each worker process. */
   perApi: number[];
   perWorker: number[];
@@ -65,12 +68,19 @@ export function markdownTable(r: Results): string {
     ['our turns/s as % of the bare chain', `${num((r.turnsPerSecond / r.bareWorkflowsPerSecond) * 100, 0)} %`, `≥ ${TARGETS.bareSharePct} %`, met(r.turnsPerSecond / r.bareWorkflowsPerSecond >= TARGETS.bareSharePct / 100)],
     ['API CPU per turn (bare: client per workflow)', `${num(r.apiCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.api)})`, '—', '—'],
     ['worker CPU per turn (bare: per workflow)', `${num(r.workerCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.worker)})`, '—', '—'],
-    [
-      '(context) Temporal dev server / PostgreSQL CPU per turn (bare)',
-      `${num(r.temporalCpuMsPerTurn)} / ${num(r.postgresCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.temporal)} / ${num(r.bareCpuMsPerWorkflow.postgres)})`,
-      '—',
-      '—',
-    ],
+    r.temporal === 'cluster'
+      ? [
+          '(context) Temporal cluster / its PostgreSQL / our PostgreSQL CPU per turn (bare)',
+          `${num(r.temporalCpuMsPerTurn)} / ${num(r.temporalPostgresCpuMsPerTurn)} / ${num(r.postgresCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.temporal)} / ${num(r.bareCpuMsPerWorkflow.temporalPostgres)} / ${num(r.bareCpuMsPerWorkflow.postgres)})`,
+          '—',
+          '—',
+        ]
+      : [
+          '(context) Temporal dev server / PostgreSQL CPU per turn (bare)',
+          `${num(r.temporalCpuMsPerTurn)} / ${num(r.postgresCpuMsPerTurn)} ms (bare ${num(r.bareCpuMsPerWorkflow.temporal)} / ${num(r.bareCpuMsPerWorkflow.postgres)})`,
+          '—',
+          '—',
+        ],
     [
       'API + worker + PostgreSQL CPU per turn',
       `${num(sum(r.apiCpuMsPerTurn, r.workerCpuMsPerTurn, r.postgresCpuMsPerTurn))} ms`,

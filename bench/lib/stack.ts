@@ -5,7 +5,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { envSchema } from '../../config/env';
 import { temporalCliFromEnv } from '../../harness/temporal-cli';
+import { clusterServices } from '../../infra/temporal-cluster';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
+import { startTestCluster } from '../../harness/temporal-cluster';
 import { ChildProc } from '../../harness/child';
 import { cliEntry, repoRoot } from '../../harness/cli';
 import { freshDatabase } from '../../harness/database';
@@ -54,11 +56,16 @@ export interface Stack {
   temporalAddress: string;
   apis: ChildProc[];
   workers: ChildProc[];
-  /** Root pids of the Temporal dev server and of PostgreSQL (the postmaster), when they are on this machine. */
-  temporalPid: number | undefined;
+  /** Pids of the Temporal dev server, or of a cluster's four services (empty when not found). */
+  temporalPids: number[];
+  /** `dev server in memory` or `cluster (4 processes, PostgreSQL persistence)`. */
+  temporalKind: string;
+  /** The postmaster's pid, when PostgreSQL is on this machine. */
   postgresPid: number | undefined;
-  /** Set when the server is shared (DATABASE_URL): the name of the bench's own database. */
-  postgresDatabase: string | undefined;
+  /** Set when the server is shared (DATABASE_URL): the bench's own database. */
+  postgresDatabases: string[] | undefined;
+  /** A cluster's two databases (empty with the dev server): their backends are Temporal's CPU. */
+  temporalDatabases: string[];
   postgresKind: string;
   /** A temporary directory of the run (removed at clean-up). */
   workDir: string;
@@ -98,24 +105,26 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
 
   const cliPath = await temporalCliFromEnv(log);
   const temporalPort = await freePort();
-  // Both start in parallel; wait for both to settle so that whatever did start is cleaned up.
-  const [databaseStart, temporalStart] = await Promise.allSettled([
-    (async () => {
-      const database = await freshDatabase({ prefix: 'ha_bench', dataDir: workDir, log });
-      cleanup.add(database.shared ? `database ${database.shared}` : 'embedded PostgreSQL', () => database.drop());
-      return database;
-    })(),
-    (async () => {
-      const server = await startTemporalDevServer({ cliPath, port: temporalPort, uiPort: await freePort(), namespace: 'default', log });
-      cleanup.add('Temporal dev server', () => server.stop());
-      return server;
-    })(),
-  ]);
-  if (databaseStart.status === 'rejected') throw databaseStart.reason;
-  if (temporalStart.status === 'rejected') throw temporalStart.reason;
-  const database = databaseStart.value;
-  const temporal = temporalStart.value;
-  log(`PostgreSQL: ${database.kind}; Temporal dev server (in memory) on ${temporal.address}`);
+  const database = await freshDatabase({ prefix: 'ha_bench', dataDir: workDir, log });
+  cleanup.add(database.shared ? `database ${database.shared}` : 'embedded PostgreSQL', () => database.drop());
+  let temporal: { address: string; pids: () => number[]; kind: string; databases: string[] };
+  if (cfg.temporal === 'cluster') {
+    const cluster = await startTestCluster({ serverUrl: database.url, log });
+    // Added after the database: clean-up runs in reverse, so the cluster stops before it is dropped.
+    cleanup.add('Temporal cluster', () => cluster.close());
+    temporal = {
+      address: cluster.address,
+      pids: () => clusterServices.map((s) => cluster.process(s).pid).filter((pid): pid is number => pid !== undefined),
+      kind: 'cluster (frontend, history, matching and worker processes; PostgreSQL persistence on the same server)',
+      databases: cluster.databases,
+    };
+  } else {
+    const server = await startTemporalDevServer({ cliPath, port: temporalPort, uiPort: await freePort(), namespace: 'default', log });
+    cleanup.add('Temporal dev server', () => server.stop());
+    const pid = findProcess(['start-dev', `--port ${temporalPort} `]);
+    temporal = { address: server.address, pids: () => (pid === undefined ? [] : [pid]), kind: 'dev server in memory', databases: [] };
+  }
+  log(`PostgreSQL: ${database.kind}; Temporal ${temporal.kind} on ${temporal.address}`);
 
   const env = childEnv({
     DATABASE_URL: database.url,
@@ -169,9 +178,11 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     temporalAddress: temporal.address,
     apis,
     workers,
-    temporalPid: findProcess(['start-dev', `--port ${temporalPort} `]),
+    temporalPids: temporal.pids(),
+    temporalKind: temporal.kind,
     postgresPid: await postmasterPid(database.url),
-    postgresDatabase: database.shared,
+    postgresDatabases: database.shared ? [database.shared] : undefined,
+    temporalDatabases: temporal.databases,
     postgresKind: database.kind,
     workDir,
   };

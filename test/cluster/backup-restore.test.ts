@@ -90,7 +90,12 @@ describe('backup and restore: dump, wipe, restore, the conversation continues', 
       MODEL_PREMIUM: 'local:offline',
       LOG_LEVEL: 'warn',
     };
-    const startProcesses = async () => procs.push(...(await Promise.all([spawnProcess('api', env, 'API listening'), spawnProcess('worker', env, 'worker polling')])));
+    const startProcesses = async () => {
+      const started = await Promise.allSettled([spawnProcess('api', env, 'API listening'), spawnProcess('worker', env, 'worker polling')]);
+      for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
+      const failed = started.find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
+    };
     const stopProcesses = async () => {
       await Promise.all(procs.splice(0).map((p) => kill(p, 'SIGTERM')));
     };

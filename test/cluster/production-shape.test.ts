@@ -66,13 +66,15 @@ describe('production shape: a Temporal cluster, two APIs and two workers behind 
       LOG_LEVEL: 'warn',
     };
     const apiPorts = [await freePort(), await freePort()];
-    procs.push(
-      ...(await Promise.all([
-        ...apiPorts.map((port) => spawnProcess('api', { ...base, PORT: String(port) }, 'API listening')),
-        spawnProcess('worker', base, 'worker polling'),
-        spawnProcess('worker', base, 'worker polling'),
-      ])),
-    );
+    // Settled one by one: a process that fails to start must not leave the others running.
+    const started = await Promise.allSettled([
+      ...apiPorts.map((port) => spawnProcess('api', { ...base, PORT: String(port) }, 'API listening')),
+      spawnProcess('worker', base, 'worker polling'),
+      spawnProcess('worker', base, 'worker polling'),
+    ]);
+    for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
     caddy = await startCaddy({ upstreams: apiPorts });
     ws = new Service({ apiKey, baseURL: caddy.url, fetch: caddy.fetch });
     // The workers' key: listing decodes each run's memo (fetchHistory below keeps payloads as stored).

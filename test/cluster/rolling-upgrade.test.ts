@@ -32,7 +32,7 @@ describe('rolling upgrade: previous-release workers replaced one by one while tu
   let previous: PreviousRelease;
   let database: FreshDatabase;
   let db: Db;
-  let api: Proc;
+  let api: Proc | undefined;
   let ws: Service;
   const oldWorkers: ChildProc[] = [];
   const newWorkers: Proc[] = [];
@@ -73,8 +73,10 @@ describe('rolling upgrade: previous-release workers replaced one by one while tu
       oldWorkers.push(proc);
       await proc.waitFor(/worker polling/, 120_000);
     };
-    const [apiProc] = await Promise.all([spawnProcess('api', env, 'API listening'), startOld(), startOld()]);
-    api = apiProc;
+    const started = await Promise.allSettled([spawnProcess('api', env, 'API listening'), startOld(), startOld()]);
+    if (started[0].status === 'fulfilled') api = started[0].value;
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
     ws = new Service({ apiKey, baseURL: `http://127.0.0.1:${port}` });
   });
 
