@@ -34,7 +34,7 @@ export interface TestCluster extends ClusterHandle {
  * persistence and visibility in two new databases `ha_tclu_<random>[_visibility]` on `serverUrl`'s
  * PostgreSQL server, dropped by `close()`.
  */
-export async function startTestCluster(opts: { serverUrl: string; log: (line: string) => void }): Promise<TestCluster> {
+export async function startTestCluster(opts: { serverUrl: string; log: (line: string) => void; poolSize?: number }): Promise<TestCluster> {
   const binaries = await locateTemporalServer(opts.log);
   const prefix = `ha_tclu_${randomBytes(4).toString('hex')}`;
   const port = () => freePort();
@@ -46,7 +46,9 @@ export async function startTestCluster(opts: { serverUrl: string; log: (line: st
     worker: await port(),
     membership: { frontend: await smallPort(), history: await smallPort(), matching: await smallPort(), worker: await smallPort() },
   };
-  const cluster = await startTemporalCluster({ binaries, databaseUrl: opts.serverUrl, databasePrefix: prefix, ports, namespace: 'default', log: opts.log });
+  // Tests run up to three clusters on one PostgreSQL server (the run's, the fault stack's, the backup
+  // test's): 4 connections a service keeps them inside max_connections; a bench takes the default.
+  const cluster = await startTemporalCluster({ binaries, databaseUrl: opts.serverUrl, databasePrefix: prefix, ports, namespace: 'default', log: opts.log, poolSize: opts.poolSize ?? 4 });
   return {
     ...cluster,
     databases: [prefix, `${prefix}_visibility`],

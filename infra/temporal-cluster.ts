@@ -49,8 +49,8 @@ export interface ClusterOptions {
   ports: ClusterPorts;
   namespace: string;
   log: (line: string) => void;
-  /** Environment added to every service (e.g. TEMPORAL_METRICS_ADDRESS is set per service by `metricsPorts`). */
-  metricsPorts?: Partial<Record<ClusterService, number>>;
+  /** Persistence connections per service process (TEMPORAL_DB_MAX_CONNS; default 10, the config's). */
+  poolSize?: number;
   readyTimeoutMs?: number;
 }
 
@@ -61,7 +61,7 @@ export interface ClusterHandle {
   process(service: ClusterService): ChildProcess;
   /** Sends a signal (SIGKILL by default) and waits until the service's process is gone. */
   killService(service: ClusterService, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts stopped services again on the same ports and waits until the cluster answers. */
+  /** Starts stopped services again on the same ports; waits until each listens and the cluster answers. */
   startServices(...services: ClusterService[]): Promise<void>;
   /** The last lines each service printed, for a failing test's message. */
   output(service: ClusterService): string;
@@ -78,7 +78,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
   await ensureSchema(opts.binaries.sqlTool, db, names.main, 'postgresql/v12/temporal', opts.log);
   await ensureSchema(opts.binaries.sqlTool, db, names.visibility, 'postgresql/v12/visibility', opts.log);
 
-  const env = (service: ClusterService): NodeJS.ProcessEnv => ({
+  const env = (): NodeJS.ProcessEnv => ({
     ...process.env,
     TEMPORAL_DB_HOST: db.host,
     TEMPORAL_DB_PORT: String(db.port),
@@ -96,14 +96,16 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
     TEMPORAL_MATCHING_MEMBERSHIP_PORT: String(opts.ports.membership.matching),
     TEMPORAL_WORKER_MEMBERSHIP_PORT: String(opts.ports.membership.worker),
     TEMPORAL_DYNAMIC_CONFIG: path.join(configRoot, 'dynamicconfig.yaml'),
-    TEMPORAL_METRICS_ADDRESS: opts.metricsPorts?.[service] ? `127.0.0.1:${opts.metricsPorts[service]}` : '',
+    ...(opts.poolSize ? { TEMPORAL_DB_MAX_CONNS: String(opts.poolSize) } : {}),
+    // One listener each would be needed: four processes on one inherited address would collide.
+    TEMPORAL_METRICS_ADDRESS: '',
   });
 
   const procs = new Map<ClusterService, ChildProcess>();
   const outputs = new Map<ClusterService, string>();
   const launch = (service: ClusterService) => {
     const child = spawn(opts.binaries.server, ['--root', configRoot, '--config', 'config', '--env', 'cluster', 'start', '--service', service], {
-      env: env(service),
+      env: env(),
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C to ours reaches us, and we stop the services after our workers.
       detached: true,
@@ -133,6 +135,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
     killService: (s, signal = 'SIGKILL') => stopChild(procs.get(s), signal),
     startServices: async (...services) => {
       for (const s of services) launch(s);
+      const grpcPort: Record<ClusterService, number> = { frontend: opts.ports.frontend, history: opts.ports.history, matching: opts.ports.matching, worker: opts.ports.worker };
+      for (const s of services) await waitUntil(() => listening(grpcPort[s]), deadlineMs, () => `${s} did not come back:\n${outputs.get(s) ?? ''}`, procs.get(s));
       await waitUntil(() => systemAnswers(address, opts.namespace), deadlineMs, () => `${services.join(', ')} did not come back:\n${allOutput()}`);
     },
     output: (s) => outputs.get(s) ?? '',

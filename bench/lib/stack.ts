@@ -109,7 +109,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
   cleanup.add(database.shared ? `database ${database.shared}` : 'embedded PostgreSQL', () => database.drop());
   let temporal: { address: string; pids: () => number[]; kind: string; databases: string[] };
   if (cfg.temporal === 'cluster') {
-    const cluster = await startTestCluster({ serverUrl: database.url, log });
+    const cluster = await startTestCluster({ serverUrl: database.url, log, poolSize: 10 });
     // Added after the database: clean-up runs in reverse, so the cluster stops before it is dropped.
     cleanup.add('Temporal cluster', () => cluster.close());
     temporal = {
