@@ -61,7 +61,7 @@ export interface ClusterHandle {
   process(service: ClusterService): ChildProcess;
   /** Sends a signal (SIGKILL by default) and waits until the service's process is gone. */
   killService(service: ClusterService, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts stopped services again on the same ports; waits until each listens and the cluster answers. */
+  /** Starts stopped services again on the same ports; waits until each serving gRPC listens and the cluster answers. */
   startServices(...services: ClusterService[]): Promise<void>;
   /** The last lines each service printed, for a failing test's message. */
   output(service: ClusterService): string;
@@ -135,8 +135,12 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
     killService: (s, signal = 'SIGKILL') => stopChild(procs.get(s), signal),
     startServices: async (...services) => {
       for (const s of services) launch(s);
-      const grpcPort: Record<ClusterService, number> = { frontend: opts.ports.frontend, history: opts.ports.history, matching: opts.ports.matching, worker: opts.ports.worker };
-      for (const s of services) await waitUntil(() => listening(grpcPort[s]), deadlineMs, () => `${s} did not come back:\n${outputs.get(s) ?? ''}`, procs.get(s));
+      // The worker service serves no gRPC of its own: it is up once the others answer.
+      const grpcPort: Partial<Record<ClusterService, number>> = { frontend: opts.ports.frontend, history: opts.ports.history, matching: opts.ports.matching };
+      for (const s of services) {
+        const port = grpcPort[s];
+        if (port !== undefined) await waitUntil(() => listening(port), deadlineMs, () => `${s} did not come back:\n${outputs.get(s) ?? ''}`, procs.get(s));
+      }
       await waitUntil(() => systemAnswers(address, opts.namespace), deadlineMs, () => `${services.join(', ')} did not come back:\n${allOutput()}`);
     },
     output: (s) => outputs.get(s) ?? '',
