@@ -38,6 +38,26 @@ export interface FaultStack {
   close(): Promise<void>;
 }
 
+/**
+ * The environment of an API and worker pair of ours on this machine: the database and Temporal
+ * given, fresh keys, the offline model, warnings only; `extra` adds or replaces variables.
+ */
+export function processEnv(opts: { databaseUrl: string; temporalAddress: string; apiPort: number; extra?: Record<string, string> }): Record<string, string> {
+  return {
+    DATABASE_URL: opts.databaseUrl,
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    HOST: '127.0.0.1',
+    PORT: String(opts.apiPort),
+    URL_SIGNING_KEY: randomToken(40),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    PAYLOAD_KEY: randomBytes(32).toString('base64'),
+    MODEL_STANDARD: 'local:offline',
+    MODEL_PREMIUM: 'local:offline',
+    LOG_LEVEL: 'warn',
+    ...opts.extra,
+  };
+}
+
 /** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded); `nodeArgs` go before the script (e.g. `--cpu-prof`). */
 export async function spawnProcess(command: 'api' | 'worker', env: Record<string, string>, ready: string, nodeArgs: readonly string[] = []): Promise<Proc> {
   const proc = cliProcess(command, env, nodeArgs);
@@ -77,19 +97,7 @@ export async function startFaultStack(opts: {
   const db = createDb({ url: pg.url, poolMax: 5 });
   await migrateLatest(db);
 
-  const env: Record<string, string> = {
-    DATABASE_URL: pg.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    HOST: '127.0.0.1',
-    PORT: String(apiPort),
-    URL_SIGNING_KEY: randomToken(40),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    PAYLOAD_KEY: randomBytes(32).toString('base64'),
-    MODEL_STANDARD: 'local:offline',
-    MODEL_PREMIUM: 'local:offline',
-    LOG_LEVEL: 'warn',
-    ...opts.extraEnv,
-  };
+  const env = processEnv({ databaseUrl: pg.url, temporalAddress: temporal.address, apiPort, extra: opts.extraEnv });
   const startApi = () => spawnProcess('api', env, 'API listening', [...(opts.nodeArgs ?? []), ...(opts.apiNodeArgs ?? [])]);
   const startWorker = () => spawnProcess('worker', env, 'worker polling', opts.nodeArgs);
   const [api, worker] = await Promise.all([startApi(), startWorker()]);

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { ensureSearchAttributes } from './search-attributes';
 import { run } from './temporal-cli';
 import type { TemporalServerBinaries } from './temporal-server-binaries';
-import { withCallDeadline } from './temporal-connection';
+import { namespaceAnswers, withCallDeadline } from './temporal-connection';
 
 /**
  * A Temporal cluster as operators run one: the four services — frontend, history, matching,
@@ -141,7 +141,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
         const port = grpcPort[s];
         if (port !== undefined) await waitUntil(() => listening(port), deadlineMs, () => `${s} did not come back:\n${outputs.get(s) ?? ''}`, procs.get(s));
       }
-      await waitUntil(() => systemAnswers(address, opts.namespace), deadlineMs, () => `${services.join(', ')} did not come back:\n${allOutput()}`);
+      await waitUntil(() => namespaceAnswers(address, opts.namespace), deadlineMs, () => `${services.join(', ')} did not come back:\n${allOutput()}`);
     },
     output: (s) => outputs.get(s) ?? '',
     stop: async () => {
@@ -150,7 +150,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Cluste
     },
   };
   try {
-    await waitUntil(() => systemAnswers(address, 'temporal-system'), deadlineMs, () => `the cluster did not answer on ${address} in time:\n${allOutput()}`);
+    await waitUntil(() => namespaceAnswers(address, 'temporal-system'), deadlineMs, () => `the cluster did not answer on ${address} in time:\n${allOutput()}`);
     await ensureNamespace(address, opts.namespace);
     // The services see a new namespace when their registry refreshes (1 s, deploy/temporal/dynamicconfig.yaml):
     // registering the attributes succeeds from then on.
@@ -236,20 +236,6 @@ async function ensureNamespace(address: string, namespace: string): Promise<void
   }
 }
 
-/** Whether a frontend on `address` describes `namespace`: the cluster and its persistence are up. */
-export async function systemAnswers(address: string, namespace: string): Promise<boolean> {
-  let connection: Connection | undefined;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: '1 second' });
-    const c = connection;
-    await withCallDeadline(c, Date.now() + 2000, () => c.workflowService.describeNamespace({ namespace }));
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await connection?.close().catch(() => undefined);
-  }
-}
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -113,3 +113,21 @@ export async function pingTemporal(client: Client, timeoutMs = 2000): Promise<bo
     return false;
   }
 }
+
+/**
+ * Whether a frontend on `address` describes `namespace` within 2 s: the server and its persistence
+ * are both up (the dev server's and a cluster's start-up wait on it).
+ */
+export async function namespaceAnswers(address: string, namespace: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: '1 second' });
+    const c = connection;
+    await withCallDeadline(c, Date.now() + 2000, () => c.workflowService.describeNamespace({ namespace }));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { customSearchAttributes } from '../workflows/search-attributes';
 import { ensureSearchAttributes } from './search-attributes';
-import { withCallDeadline } from './temporal-connection';
+import { namespaceAnswers } from './temporal-connection';
 
 /**
  * Runs `temporal server start-dev` as a child process: the embedded default when no
@@ -82,7 +82,7 @@ export async function startTemporalDevServer(opts: DevServerOptions): Promise<De
       await stopChild(child);
       throw new Error(`temporal dev server did not answer on ${address} in time:\n${output}`);
     }
-    if (await answers(address, opts.namespace)) break;
+    if (await namespaceAnswers(address, opts.namespace)) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   // The flags register attributes only in a new history file: add what a later release added.
@@ -101,21 +101,6 @@ async function registerSearchAttributes(address: string, namespace: string): Pro
     await ensureSearchAttributes(connection, namespace);
   } finally {
     await connection.close();
-  }
-}
-
-async function answers(address: string, namespace: string): Promise<boolean> {
-  let connection: Connection | undefined;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: '1 second' });
-    // The namespace being described means the frontend and its persistence are both up.
-    const c = connection;
-    await withCallDeadline(c, Date.now() + 1000, () => c.workflowService.describeNamespace({ namespace }));
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await connection?.close().catch(() => undefined);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/env';
-import { defaultClusterPorts, startTemporalCluster, systemAnswers } from '../../infra/temporal-cluster';
+import { defaultClusterPorts, startTemporalCluster } from '../../infra/temporal-cluster';
+import { namespaceAnswers } from '../../infra/temporal-connection';
 import { locateTemporalServer } from '../../infra/temporal-server-binaries';
 import type { Say } from '../backing-services';
 
@@ -24,7 +25,7 @@ export async function temporalClusterCommand(config: Config, opts: ClusterComman
   const frontend = Number(opts.port);
   if (!Number.isInteger(frontend) || frontend < 1 || frontend > 65535) throw new Error('--port: a TCP port number');
   const address = `127.0.0.1:${frontend}`;
-  if (await systemAnswers(address, opts.namespace)) {
+  if (await namespaceAnswers(address, opts.namespace)) {
     say(`a Temporal frontend already answers on ${address} with namespace ${opts.namespace}: nothing to start`);
     print(address);
     return;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { migrateLatest } from '../../db/migrate';
 import { createRepositories } from '../../db/repositories';
 import { randomToken } from '../../domain/ids';
 import { freshDatabase, type FreshDatabase } from '../../harness/database';
-import { kill, type Proc, spawnProcess } from '../../harness/fault-stack';
+import { kill, type Proc, processEnv, spawnProcess } from '../../harness/fault-stack';
 import { startTestCluster, type TestCluster } from '../../harness/temporal-cluster';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { clusterServices } from '../../infra/temporal-cluster';
@@ -77,19 +76,7 @@ describe('backup and restore: dump, wipe, restore, the conversation continues', 
     await db.destroy();
     db = undefined;
     const port = await freePort();
-    const env: Record<string, string> = {
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: cluster.address,
-      TEMPORAL_TASK_QUEUE_PREFIX: `b${randomToken(6)}-`,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      URL_SIGNING_KEY: randomToken(40),
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      PAYLOAD_KEY: randomBytes(32).toString('base64'),
-      MODEL_STANDARD: 'local:offline',
-      MODEL_PREMIUM: 'local:offline',
-      LOG_LEVEL: 'warn',
-    };
+    const env = processEnv({ databaseUrl: database.url, temporalAddress: cluster.address, apiPort: port, extra: { TEMPORAL_TASK_QUEUE_PREFIX: `b${randomToken(6)}-` } });
     const startProcesses = async () => {
       const started = await Promise.allSettled([spawnProcess('api', env, 'API listening'), spawnProcess('worker', env, 'worker polling')]);
       for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
@@ -143,7 +130,7 @@ describe('backup and restore: dump, wipe, restore, the conversation continues', 
     assert.equal((await again.messages()).length, 4);
 
     // Temporal's history came back too; describing the run decodes its memo under the same PAYLOAD_KEY.
-    const temporal = await connectTemporalClient({ address: cluster.address, namespace: cluster.namespace, tls: false, payloadCodec: payloadCodecFromConfig(env as { PAYLOAD_KEY: string }) });
+    const temporal = await connectTemporalClient({ address: cluster.address, namespace: cluster.namespace, tls: false, payloadCodec: payloadCodecFromConfig({ PAYLOAD_KEY: env.PAYLOAD_KEY }) });
     try {
       const described = await temporal.workflow.getHandle(`turn-${first.turnId}`).describe();
       assert.equal(described.status.name, 'COMPLETED');

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { createDb, type Db } from '../../db/connect';
@@ -7,7 +6,7 @@ import { migrateLatest } from '../../db/migrate';
 import { createRepositories } from '../../db/repositories';
 import { randomToken } from '../../domain/ids';
 import { freshDatabase, type FreshDatabase } from '../../harness/database';
-import { kill, type Proc, spawnProcess } from '../../harness/fault-stack';
+import { kill, type Proc, processEnv, spawnProcess } from '../../harness/fault-stack';
 import { freePort } from '../../infra/temporal-dev-server';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
@@ -47,25 +46,20 @@ describe('production shape: a Temporal cluster, two APIs and two workers behind 
     const repos = createRepositories(db);
     workspaceId = (await repos.workspaces.create({ name: 'production shape', credits: 1000 })).id;
     const apiKey = (await repos.apiKeys.create({ workspaceId })).apiKey;
-    const payloadKey = randomBytes(32).toString('base64');
-    const base: Record<string, string> = {
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: cluster.address,
-      // Queues of their own: the run's in-process worker (another database) must not take these tasks.
-      TEMPORAL_TASK_QUEUE_PREFIX: `p${randomToken(6)}-`,
-      HOST: '127.0.0.1',
-      URL_SIGNING_KEY: randomToken(40),
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      PAYLOAD_KEY: payloadKey,
-      CODEC_TOKEN: codecToken,
-      TRUST_PROXY: 'true',
-      MODEL_STANDARD: 'local:offline',
-      MODEL_PREMIUM: 'local:offline',
-      LOCAL_MODEL_DELAY_MS: '120',
-      MODEL_HEARTBEAT_TIMEOUT_MS: '60000',
-      LOG_LEVEL: 'warn',
-    };
     const apiPorts = [await freePort(), await freePort()];
+    const base = processEnv({
+      databaseUrl: database.url,
+      temporalAddress: cluster.address,
+      apiPort: apiPorts[0]!,
+      extra: {
+        // Queues of their own: the run's in-process worker (another database) must not take these tasks.
+        TEMPORAL_TASK_QUEUE_PREFIX: `p${randomToken(6)}-`,
+        CODEC_TOKEN: codecToken,
+        TRUST_PROXY: 'true',
+        LOCAL_MODEL_DELAY_MS: '120',
+        MODEL_HEARTBEAT_TIMEOUT_MS: '60000',
+      },
+    });
     // Settled one by one: a process that fails to start must not leave the others running.
     const started = await Promise.allSettled([
       ...apiPorts.map((port) => spawnProcess('api', { ...base, PORT: String(port) }, 'API listening')),
@@ -78,7 +72,7 @@ describe('production shape: a Temporal cluster, two APIs and two workers behind 
     caddy = await startCaddy({ upstreams: apiPorts });
     ws = new Service({ apiKey, baseURL: caddy.url, fetch: caddy.fetch });
     // The workers' key: listing decodes each run's memo (fetchHistory below keeps payloads as stored).
-    temporal = await connectTemporalClient({ address: cluster.address, namespace: cluster.namespace, tls: false, payloadCodec: payloadCodecFromConfig({ PAYLOAD_KEY: payloadKey }) });
+    temporal = await connectTemporalClient({ address: cluster.address, namespace: cluster.namespace, tls: false, payloadCodec: payloadCodecFromConfig({ PAYLOAD_KEY: base.PAYLOAD_KEY }) });
   });
 
   after(async () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { createDb, type Db } from '../../db/connect';
@@ -8,7 +7,7 @@ import { createRepositories } from '../../db/repositories';
 import { randomToken } from '../../domain/ids';
 import { ChildProc } from '../../harness/child';
 import { freshDatabase, type FreshDatabase } from '../../harness/database';
-import { kill, type Proc, spawnProcess } from '../../harness/fault-stack';
+import { kill, type Proc, processEnv, spawnProcess } from '../../harness/fault-stack';
 import { checkoutPreviousRelease, type PreviousRelease } from '../../harness/previous-release';
 import { freePort } from '../../infra/temporal-dev-server';
 import { fixture } from '../support/fixture';
@@ -48,22 +47,17 @@ describe('rolling upgrade: previous-release workers replaced one by one while tu
     const workspaceId = (await repos.workspaces.create({ name: 'upgrade', credits: 1000 })).id;
     const apiKey = (await repos.apiKeys.create({ workspaceId })).apiKey;
     const port = await freePort();
-    env = {
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: fixture().temporalAddress,
-      TEMPORAL_TASK_QUEUE_PREFIX: `u${randomToken(6)}-`,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      URL_SIGNING_KEY: randomToken(40),
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      PAYLOAD_KEY: randomBytes(32).toString('base64'),
-      MODEL_STANDARD: 'local:offline',
-      MODEL_PREMIUM: 'local:offline',
-      LOCAL_MODEL_DELAY_MS: '100',
-      MODEL_HEARTBEAT_TIMEOUT_MS: '60000',
-      MODEL_RETRY_INITIAL_MS: '200',
-      LOG_LEVEL: 'warn',
-    };
+    env = processEnv({
+      databaseUrl: database.url,
+      temporalAddress: fixture().temporalAddress,
+      apiPort: port,
+      extra: {
+        TEMPORAL_TASK_QUEUE_PREFIX: `u${randomToken(6)}-`,
+        LOCAL_MODEL_DELAY_MS: '100',
+        MODEL_HEARTBEAT_TIMEOUT_MS: '60000',
+        MODEL_RETRY_INITIAL_MS: '200',
+      },
+    });
     const startOld = async () => {
       const proc = new ChildProc(`worker of ${previous.ref.slice(0, 7)}`, process.execPath, [path.join(previous.dir, 'bin', 'hosted-agents.js'), 'worker'], {
         cwd: previous.dir,
