@@ -122,7 +122,6 @@ export const evalCheckSchema = z
     { error: () => 'one of contains, not_contains, matches, json_schema, called_tool, not_called_tool, max_credits, judge' },
   )
   .meta({ id: 'EvalCheck' });
-export type EvalCheck = z.infer<typeof evalCheckSchema>;
 
 const caseFields = {
   messages: z
