@@ -20,6 +20,7 @@ import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
 import { AllowedOriginsService } from '../services/allowed-origins';
+import { EvalCasesService } from '../services/eval-cases';
 import { VisitorIdentityService } from '../services/visitor-identity';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
@@ -54,6 +55,7 @@ import { knowledgeRoutes } from './routes/knowledge';
 import { openApiRoute } from './routes/openapi';
 import { creditCapRoutes } from './routes/credit-caps';
 import { allowedOriginRoutes } from './routes/allowed-origins';
+import { evalCaseRoutes } from './routes/eval-cases';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
@@ -104,6 +106,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   allowedOriginRoutes(r, new AllowedOriginsService({ repos: deps.repos }));
+  evalCaseRoutes(r, new EvalCasesService({ repos: deps.repos, agents }));
   const identity = new VisitorIdentityService({ db: deps.db, repos: deps.repos, box });
   visitorIdentityRoutes(r, identity);
   webhookRoutes(r, {

@@ -11,7 +11,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Operations: 'Health and readiness probes, this document, and the operator tools (a worker round trip, the Temporal codec endpoint).',
   Workspace: 'The workspace the API key belongs to: its name and credit balance.',
   Agents:
-    'Agents and their versions: every change to an agent\'s configuration makes a new version (`ver_…`). Also its workflows, triggers, credit cap, allowed origins and visitor identity.',
+    'Agents and their versions: every change to an agent\'s configuration makes a new version (`ver_…`). Also its workflows, triggers, credit cap, allowed origins, visitor identity and evaluation cases (not versioned).',
   Webhooks: "Inbound URLs of an agent's `webhook` triggers (each request starts one run) and the signing secret of outbound result deliveries.",
   Knowledge: "An agent's knowledge files, which the `knowledge.search` tool searches.",
   Projects: 'Projects: a manager that hands tasks to member agents, with conversations and files of their own.',

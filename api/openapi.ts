@@ -19,13 +19,19 @@ class Components {
   add(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
-    const renames = new Map<string, string>();
+    const renames = new Map<string, string>(Object.keys(defs).map((name) => [name, name]));
     // A schema is the same as the component of its name when it is equal once its refs point
-    // into the components (as the stored one's do); else it gets a name of its own.
-    for (const [name, def] of Object.entries(defs)) {
-      const existing = this.schemas[name];
-      const target = existing === undefined || isDeepStrictEqual(existing, rewrite(def)) ? name : `${name}${io === 'input' ? 'Input' : 'Output'}`;
-      renames.set(name, target);
+    // into the components (as the stored one's do); else it gets a name of its own. Renaming a
+    // part changes the refs of what holds it (a union whose members differ only in a default),
+    // so this repeats until no more names change.
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const [name, def] of Object.entries(defs)) {
+        const existing = this.schemas[name];
+        if (renames.get(name) !== name || existing === undefined || isDeepStrictEqual(existing, rewrite(def))) continue;
+        renames.set(name, `${name}${io === 'input' ? 'Input' : 'Output'}`);
+        changed = true;
+      }
     }
     function rewrite(value: unknown): unknown {
       if (Array.isArray(value)) return value.map(rewrite);

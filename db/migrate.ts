@@ -21,6 +21,7 @@ import * as m018 from './migrations/018_name_claims';
 import * as m019 from './migrations/019_allowed_origins';
 import * as m020 from './migrations/020_version_role';
 import * as m021 from './migrations/021_version_role_default';
+import * as m022 from './migrations/022_eval_cases';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['019_allowed_origins', m019],
   ['020_version_role', m020],
   ['021_version_role_default', m021],
+  ['022_eval_cases', m022],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

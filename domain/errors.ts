@@ -27,6 +27,7 @@ export const errorCodes = {
   project_not_found: { status: 404, doc: 'No such project in this workspace.' },
   file_not_found: { status: 404, doc: 'No such file or folder.' },
   invalid_parameters: { status: 400, doc: 'A conversation parameter is missing, undeclared, of the wrong type or not one of its choices.' },
+  eval_case_not_found: { status: 404, doc: 'The agent has no evaluation case of that id.' },
   conversation_not_found: { status: 404, doc: 'No such conversation in this workspace.' },
   turn_not_found: { status: 404, doc: 'No such turn in this workspace.' },
   conversation_ended: { status: 409, doc: 'The conversation has ended; start a new one.' },
@@ -50,6 +51,10 @@ export const errorCodes = {
   },
   agent_not_deployed: { status: 409, doc: 'The agent has no production version yet (rollback, public token): deploy one with `deployToProd` first.' },
   deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
+  eval_case_limit: {
+    status: 409,
+    doc: 'The agent has 200 evaluation cases, the most it may have: remove one before adding another (replacing an existing case is always allowed). Nothing was written.',
+  },
   domains_not_configured: {
     status: 400,
     doc: 'Custom domains are off on this server: the operator sets `HTTPS_PORT` (and `ACME_DIRECTORY_URL` is not `off`).',

@@ -7,6 +7,7 @@ import { CredentialsRepository } from './credentials';
 import { CreditsRepository } from './credits';
 import { CustomDomainsRepository } from './custom-domains';
 import { DeploymentsRepository } from './deployments';
+import { EvalCasesRepository } from './eval-cases';
 import { FilesRepository } from './files';
 import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
@@ -42,6 +43,7 @@ export function createRepositories(db: Db) {
     leases: new LeasesRepository(db),
     customDomains: new CustomDomainsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
+    evalCases: new EvalCasesRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
   };
 }

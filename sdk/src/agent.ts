@@ -1,5 +1,6 @@
 import { type AgentConversation, ConversationHandle, toConversation } from './conversation.js';
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
+import { AgentEvals } from './evals.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import { AgentKnowledge } from './knowledge.js';
 import type { CallOptions } from './options.js';
@@ -45,6 +46,7 @@ export class AgentHandle {
   readonly id: string;
   readonly #http: HttpClient;
   #knowledge: AgentKnowledge | undefined;
+  #evals: AgentEvals | undefined;
 
   /** @internal Built by `ws.agent(id)` and by the SDK's answers; not part of the public API. */
   constructor(http: HttpClient, id: string) {
@@ -56,6 +58,15 @@ export class AgentHandle {
   get knowledge(): AgentKnowledge {
     this.#knowledge ??= new AgentKnowledge(this.#http, this.id);
     return this.#knowledge;
+  }
+
+  /**
+   * The agent's evaluation cases: `list`, `put`, `remove`. Stored beside its versions: changing
+   * a case publishes no version. No request until one is called.
+   */
+  get evals(): AgentEvals {
+    this.#evals ??= new AgentEvals(this.#http, this.id);
+    return this.#evals;
   }
 
   /**
@@ -85,7 +96,7 @@ export class AgentHandle {
     return records.map((record) => toAgent(this.#http, record));
   }
 
-  /** Deletes the agent with all its versions and knowledge (`DELETE /v1/agents/:agentId`). */
+  /** Deletes the agent with all its versions, knowledge and evaluation cases (`DELETE /v1/agents/:agentId`). */
   async delete(options: CallOptions = {}): Promise<void> {
     await this.#http.request<void>('DELETE', this.#path(), { signal: options.signal });
   }

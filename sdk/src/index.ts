@@ -10,6 +10,7 @@ export {
   type ProjectConversation,
 } from './conversation.js';
 export { DomainsResource } from './domains.js';
+export { AgentEvals } from './evals.js';
 export { EndUserHandle } from './end-user.js';
 export type { FileUrlOptions } from './file-urls.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
@@ -52,6 +53,20 @@ export type {
 export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
 export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
 export type { CustomDomain, DomainStatus } from './types/domain.js';
+export type {
+  CalledToolCheck,
+  ContainsCheck,
+  EvalCase,
+  EvalCaseDefinition,
+  EvalCheck,
+  EvalCheckInput,
+  JsonSchemaCheck,
+  JudgeCheck,
+  MatchesCheck,
+  MaxCreditsCheck,
+  NotCalledToolCheck,
+  NotContainsCheck,
+} from './types/eval.js';
 export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';

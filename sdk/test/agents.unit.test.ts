@@ -287,6 +287,46 @@ describe('SDK agents: ws.agents, ws.agent(id) and returned agents', () => {
     });
   });
 
+  describe('agent.evals', () => {
+    const stored = {
+      id: 'refund-policy',
+      messages: ['Can I return shoes after 40 days?'],
+      parameters: {},
+      checks: [{ kind: 'contains', text: '30 days', caseSensitive: false }],
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-01T00:00:00.000Z',
+    };
+
+    it('put(caseId, definition) sends PUT .../evals/:caseId with the definition as JSON and resolves to the stored case', async () => {
+      server.respond((_req, res) => json(res, 200, stored));
+      const definition = { messages: ['Can I return shoes after 40 days?'], checks: [{ kind: 'contains' as const, text: '30 days' }] };
+      assert.deepEqual(await ws.agent('agt_1').evals.put('refund-policy', definition), stored);
+      const req = only(server);
+      assert.equal(`${req.method} ${req.url}`, 'PUT /v1/agents/agt_1/evals/refund-policy');
+      assert.equal(req.headers['content-type'], 'application/json');
+      assert.deepEqual(JSON.parse(req.body), definition);
+    });
+
+    it('list() sends GET .../evals and unwraps { data }; remove(caseId) sends DELETE and resolves to undefined', async () => {
+      server.respond((_req, res) => json(res, 200, { data: [stored] }));
+      const handle = ws.agent('agt_1');
+      assert.equal(handle.evals, handle.evals, 'built once per handle');
+      const evals = handle.evals;
+      assert.deepEqual(await evals.list(), [stored]);
+      server.respond((_req, res) => res.writeHead(204).end());
+      assert.equal(await evals.remove('refund-policy'), undefined);
+      assert.deepEqual(calls(server), ['GET /v1/agents/agt_1/evals', 'DELETE /v1/agents/agt_1/evals/refund-policy']);
+    });
+
+    it('a case id of "..", or empty, rejects with invalid_request before anything is sent', async () => {
+      const evals = ws.agent('agt_1').evals;
+      for (const id of ['', '.', '..']) {
+        await assert.rejects(evals.remove(id), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'invalid_request');
+      }
+      assert.equal(server.received.length, 0);
+    });
+  });
+
   describe('failures', () => {
     it('a service error rejects with its ServiceError', async () => {
       server.respond((_req, res) => json(res, 404, { error: { code: 'agent_not_found', message: 'no agent agt_x', retryable: false } }));

@@ -8,7 +8,7 @@ import { call, type ErrorJson } from '../../harness/http';
  */
 interface Case {
   name: string;
-  method: 'POST' | 'PATCH' | 'PUT' | 'GET';
+  method: 'POST' | 'PATCH' | 'PUT' | 'GET' | 'DELETE';
   /** `{agent}` and `{project}` are replaced by the ids of an existing agent and project. */
   path: string;
   body?: unknown;
@@ -22,6 +22,8 @@ const interval = (extra: Record<string, unknown>) => ({ kind: 'interval', second
 const httpTool = (extra: Record<string, unknown>) => ({
   name: 'lookup', description: 'Look up an order', method: 'GET', url: 'https://api.example.com/orders', ...extra,
 });
+
+const evalCase = (extra: Record<string, unknown>) => ({ messages: ['Where is my order?'], checks: [{ kind: 'contains', text: 'order' }], ...extra });
 
 const cases: Case[] = [
   // create: types, required fields, unknown fields
@@ -104,6 +106,13 @@ const cases: Case[] = [
   { name: 'get with version 0', method: 'GET', path: '/v1/agents/{agent}?version=0', field: 'query.version' },
   { name: 'get with a non-numeric version', method: 'GET', path: '/v1/agents/{agent}?version=latest', field: 'query.version' },
   { name: 'knowledge listing outside the space', method: 'GET', path: '/v1/agents/{agent}/knowledge?dir=../other', field: 'query.dir' },
+  // evaluation cases
+  { name: 'eval case with a regex that does not compile', method: 'PUT', path: '/v1/agents/{agent}/evals/c1', body: evalCase({ checks: [{ kind: 'matches', pattern: '[a-' }] }), field: 'body.checks[0].pattern' },
+  { name: 'eval case with an unknown check kind', method: 'PUT', path: '/v1/agents/{agent}/evals/c1', body: evalCase({ checks: [{ kind: 'vibes' }] }), field: 'body.checks[0].kind' },
+  { name: 'eval case with 21 messages', method: 'PUT', path: '/v1/agents/{agent}/evals/c1', body: evalCase({ messages: Array(21).fill('hi') }), field: 'body.messages' },
+  { name: 'eval case with an unknown field', method: 'PUT', path: '/v1/agents/{agent}/evals/c1', body: evalCase({ expected: 'x' }), field: 'body.expected' },
+  { name: 'eval case id with upper case', method: 'PUT', path: '/v1/agents/{agent}/evals/Case1', body: evalCase({}), field: 'path.caseId' },
+  { name: 'deleting an eval case by an over-long id', method: 'DELETE', path: `/v1/agents/{agent}/evals/${'c'.repeat(65)}`, field: 'path.caseId' },
   // webhooks
   { name: 'rotating a webhook URL with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/rotate-url`, field: 'path.webhookId' },
   { name: 'minting a signing secret with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/signing-secret`, field: 'path.webhookId' },
@@ -131,13 +140,17 @@ describe('bad input: 400 invalid_request naming the field, and nothing written',
     const projects = await db('projects').where({ workspace_id: workspaceId }).orderBy('id');
     const members = await db('project_members').whereIn('project_id', projects.map((r) => r.id)).orderBy(['project_id', 'agent_id']);
     const files = await db('files').where({ workspace_id: workspaceId }).orderBy(['space', 'path']).select('space', 'path', 'size');
-    return JSON.stringify({ agents, versions, projects, members, files });
+    const evalCases = await db('agent_eval_cases').whereIn('agent_id', agents.map((r) => r.id)).orderBy(['agent_id', 'case_id']);
+    return JSON.stringify({ agents, versions, projects, members, files, evalCases });
   }
 
   before(async () => {
     ({ apiKey, workspace: { id: workspaceId } } = await api.newWorkspace());
     const agent = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Existing' } });
     agentId = agent.body.id;
+    // An existing case, so the eval-case rows above are replaces that must leave it as it was.
+    const stored = await call(api.baseURL, 'PUT', `/v1/agents/${agentId}/evals/c1`, { apiKey, body: evalCase({}) });
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
     const project = await call<{ id: string }>(api.baseURL, 'POST', '/v1/projects', { apiKey, body: { name: 'Existing' } });
     projectId = project.body.id;
   });

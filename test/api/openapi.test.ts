@@ -148,6 +148,18 @@ describe('OpenAPI document', () => {
     assert.ok(update?.properties.role, 'PATCH /v1/agents/{agentId} takes role');
   });
 
+  it('an EvalCase answers its checks as stored (defaults filled in); a put takes them with the defaults optional', () => {
+    const schemas = doc.components.schemas as unknown as Record<string, { oneOf?: Array<{ $ref: string }>; required?: string[]; properties?: Record<string, Json> }>;
+    const refs = (name: string) => (schemas[name]?.oneOf ?? []).map((m) => m.$ref.split('/').at(-1));
+    const itemsOf = (name: string) => JSON.stringify(schemas[name]?.properties?.checks);
+    assert.match(itemsOf('EvalCase'), /schemas\/EvalCheck"/);
+    assert.match(itemsOf('EvalCaseDefinition'), /schemas\/EvalCheckInput"/);
+    assert.ok(refs('EvalCheck').includes('JudgeCheck') && !refs('EvalCheck').some((n) => n?.endsWith('Input')), refs('EvalCheck').join());
+    assert.ok(refs('EvalCheckInput').includes('JudgeCheckInput'), refs('EvalCheckInput').join());
+    assert.ok(schemas.JudgeCheck?.required?.includes('threshold'));
+    assert.ok(!schemas.JudgeCheckInput?.required?.includes('threshold'));
+  });
+
   it('every example validates against the schema it illustrates', () => {
     // The document itself is the schema store: refs (`#/components/schemas/…`) resolve inside it.
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });

@@ -8,6 +8,7 @@ import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
 import * as customDomainsDomain from '../../domain/custom-domains';
+import * as evalsDomain from '../../domain/evals';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
 import * as projectConversationDomain from '../../domain/project-conversation';
@@ -73,6 +74,7 @@ function same<Sdk, Server>(schema: Equal<Flat<Sdk>, Flat<Server>> extends true ?
 type Out<S extends z.ZodType> = z.output<S>;
 type In<S extends z.ZodType> = z.input<S>;
 type TriggerKind<K extends sdk.Trigger['kind']> = Extract<Out<typeof triggerDomain.triggerSchema>, { kind: K }>;
+type CheckKind<K extends sdk.EvalCheck['kind']> = Extract<Out<typeof evalsDomain.evalCheckSchema>, { kind: K }>;
 
 /**
  * The wire form of a connection value. Intended difference: the SDK's `expiresAt` also takes a
@@ -166,6 +168,20 @@ const rows: Record<string, z.ZodType> = {
   // File spaces.
   FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
 
+  // Evaluation cases: as stored (Out, defaults filled in) and as put takes them (In), each check kind.
+  EvalCase: same<sdk.EvalCase, Out<typeof evalsDomain.evalCaseSchema>>(evalsDomain.evalCaseSchema),
+  EvalCaseDefinition: same<sdk.EvalCaseDefinition, In<typeof evalsDomain.evalCaseBodySchema>>(evalsDomain.evalCaseBodySchema),
+  EvalCheck: same<sdk.EvalCheck, Out<typeof evalsDomain.evalCheckSchema>>(evalsDomain.evalCheckSchema),
+  EvalCheckInput: same<sdk.EvalCheckInput, In<typeof evalsDomain.evalCheckSchema>>(evalsDomain.evalCheckSchema),
+  ContainsCheck: same<sdk.ContainsCheck, CheckKind<'contains'>>(evalsDomain.evalCheckSchema),
+  NotContainsCheck: same<sdk.NotContainsCheck, CheckKind<'not_contains'>>(evalsDomain.evalCheckSchema),
+  MatchesCheck: same<sdk.MatchesCheck, CheckKind<'matches'>>(evalsDomain.evalCheckSchema),
+  JsonSchemaCheck: same<sdk.JsonSchemaCheck, CheckKind<'json_schema'>>(evalsDomain.evalCheckSchema),
+  CalledToolCheck: same<sdk.CalledToolCheck, CheckKind<'called_tool'>>(evalsDomain.evalCheckSchema),
+  NotCalledToolCheck: same<sdk.NotCalledToolCheck, CheckKind<'not_called_tool'>>(evalsDomain.evalCheckSchema),
+  MaxCreditsCheck: same<sdk.MaxCreditsCheck, CheckKind<'max_credits'>>(evalsDomain.evalCheckSchema),
+  JudgeCheck: same<sdk.JudgeCheck, CheckKind<'judge'>>(evalsDomain.evalCheckSchema),
+
   // Visitor identity.
   VisitorIdentity: same<sdk.VisitorIdentity, Out<typeof visitorIdentityDomain.visitorIdentitySchema>>(visitorIdentityDomain.visitorIdentitySchema),
   VisitorSecret: same<sdk.VisitorSecret, Out<typeof visitorIdentityDomain.visitorSecretSchema>>(visitorIdentityDomain.visitorSecretSchema),
@@ -210,6 +226,7 @@ const serverOnly: Record<string, string> = {
   visitorTokenSchema: "a visitor's token as public chat takes it, from the embed; the SDK signs tokens (signVisitorToken), it does not send them",
   setVisitorIdentitySchema: 'the body `{ mode }` setVisitorIdentity builds from its argument (its mode is compared as PublicIdentityMode)',
   rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
+  evalCaseIdSchema: 'the `:caseId` path parameter of put and remove',
 };
 
 const domainModules = {
@@ -219,6 +236,7 @@ const domainModules = {
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,
   'custom-domains': customDomainsDomain,
+  evals: evalsDomain,
   'file-path': filePathDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { z } from 'zod';
 import { agentSchema, versionItemSchema } from '../../domain/agent';
 import { connectionStatusSchema } from '../../domain/credentials';
+import { evalCaseSchema } from '../../domain/evals';
 import { fileEntrySchema } from '../../domain/file-path';
 import { projectSchema } from '../../domain/project';
 import { projectConversationSchema } from '../../domain/project-conversation';
@@ -38,6 +39,9 @@ const answerSchemas: Array<[string, RegExp, z.ZodType | null]> = [
   ['PUT', new RegExp(`^${A}/knowledge/.+$`), fileEntrySchema],
   ['GET', new RegExp(`^${A}/knowledge/.+$`), null],
   ['DELETE', new RegExp(`^${A}/knowledge/.+$`), null],
+  ['GET', new RegExp(`^${A}/evals$`), listOf(evalCaseSchema)],
+  ['PUT', new RegExp(`^${A}/evals/[^/]+$`), evalCaseSchema],
+  ['DELETE', new RegExp(`^${A}/evals/[^/]+$`), null],
   ['POST', /^\/v1\/projects$/, projectSchema],
   ['GET', /^\/v1\/projects$/, listOf(projectSchema)],
   ['GET', new RegExp(`^${P}$`), projectSchema],
