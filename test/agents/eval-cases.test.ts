@@ -153,8 +153,12 @@ describe('Agent evaluation cases through the SDK', () => {
 
   it('an agent has at most 200 cases: the 201st is refused with 409 eval_case_limit; replacing one still works', async () => {
     const { agent } = await newAgent();
-    const ids = Array.from({ length: 200 }, (_, i) => `case-${String(i).padStart(3, '0')}`);
-    for (let i = 0; i < ids.length; i += 25) await Promise.all(ids.slice(i, i + 25).map((id) => agent.evals.put(id, definition())));
+    // One through the API, 199 more copied in the database: 200 puts at once would meet the per-key rate limit.
+    await agent.evals.put('case-000', definition());
+    const [stored] = await api.db('agent_eval_cases').where({ agent_id: agent.id, case_id: 'case-000' });
+    await api.db('agent_eval_cases').insert(
+      Array.from({ length: 199 }, (_, i) => ({ agent_id: agent.id, case_id: `case-${String(i + 1).padStart(3, '0')}`, definition: stored.definition })),
+    );
     assert.equal((await agent.evals.list()).length, 200);
     const before = await rows(agent.id);
 
