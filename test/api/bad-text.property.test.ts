@@ -109,6 +109,8 @@ describe('bad text on every route (property-based, fast-check)', function () {
     const hooked = await call<{ id: string }>(api.baseURL, 'POST', '/v1/agents', { apiKey, body: { name: 'Hooked', triggers: [{ kind: 'webhook' }] } });
     const hooks = await call<{ data: Array<{ id: string; url: string }> }>(api.baseURL, 'GET', `/v1/agents/${hooked.body.id}/webhooks`, { apiKey });
     ids.token = hooks.body.data[0]!.url.split('/').pop()!;
+    // An eval case id is chosen by the caller: any well-formed one reaches body validation.
+    ids.caseId = 'smoke';
   });
 
   /** Headers that get a request past authentication, so validation is what answers. */
