@@ -4,6 +4,8 @@ import { recordingAttempts } from './attempt-record';
 import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createDomainActivities, type DomainDeps } from './domains';
+import { createEvalGateActivities } from './eval-gate';
+import { createEvalRunActivities } from './eval-run';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
@@ -58,6 +60,14 @@ export function createActivities(deps: ActivityDeps) {
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
     ...createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
+    ...createEvalGateActivities({ repos: deps.repos }),
+    ...createEvalRunActivities({
+      db: deps.db,
+      repos: deps.repos,
+      resolveModel: deps.resolveModel,
+      creditsPer1kTokens: deps.creditsPer1kTokens,
+      maxRunningTurns: deps.maxRunningTurns,
+    }),
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
     ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
     ...domainActivities(deps),

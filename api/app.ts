@@ -21,6 +21,7 @@ import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
 import { AllowedOriginsService } from '../services/allowed-origins';
 import { EvalCasesService } from '../services/eval-cases';
+import { EvalRunsService } from '../services/eval-runs';
 import { VisitorIdentityService } from '../services/visitor-identity';
 import { TurnCancellation } from '../services/turn-cancel';
 import { WebhookRuns } from '../services/webhook-runs';
@@ -56,6 +57,7 @@ import { openApiRoute } from './routes/openapi';
 import { creditCapRoutes } from './routes/credit-caps';
 import { allowedOriginRoutes } from './routes/allowed-origins';
 import { evalCaseRoutes } from './routes/eval-cases';
+import { evalRunRoutes } from './routes/eval-runs';
 import { projectConversationRoutes } from './routes/project-conversations';
 import { projectRoutes } from './routes/projects';
 import { publicRoutes } from './routes/public';
@@ -107,6 +109,17 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
   allowedOriginRoutes(r, new AllowedOriginsService({ repos: deps.repos }));
   evalCaseRoutes(r, new EvalCasesService({ repos: deps.repos, agents }));
+  evalRunRoutes(
+    r,
+    new EvalRunsService({
+      repos: deps.repos,
+      temporal: deps.temporal,
+      agents,
+      opsQueue: deps.config.taskQueues.ops,
+      turnsQueue: deps.config.taskQueues.turns,
+      limits: turnLimits(deps.config),
+    }),
+  );
   const identity = new VisitorIdentityService({ db: deps.db, repos: deps.repos, box });
   visitorIdentityRoutes(r, identity);
   webhookRoutes(r, {
@@ -175,6 +188,8 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
       urls: deps.config.agentsURLs,
       testTtlSeconds: deps.config.TEST_DEPLOYMENT_TTL,
       promotionWaitMs: 55_000,
+      turnsQueue: deps.config.taskQueues.turns,
+      limits: turnLimits(deps.config),
     }),
   );
   domainRoutes(

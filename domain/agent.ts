@@ -233,6 +233,18 @@ export const versionItemSchema = z
     number: z.number().int().min(1),
     deployedAt: z.string(),
     isProd: z.boolean(),
+    evals: z
+      .object({
+        skipped: z.boolean().describe('Promoted with `skipEvals: true`: no eval ran.'),
+        runId: z.string().nullable().describe("The candidate's eval run."),
+        baselineRunId: z.string().nullable().describe("Production's eval run the default rule compared with (null: none)."),
+        passRate: z.number().nullable().describe('The share of cases that passed on the candidate.'),
+        required: z.union([z.number(), z.enum(['no_regression', 'all'])]).nullable().describe("The rule: the agent's pass rate, no case that passes on production may fail, or (first deploy) every case."),
+        passed: z.boolean().describe('Whether the gate let the version through.'),
+      })
+      .strict()
+      .optional()
+      .describe("What the eval gate said at the version's latest promotion; absent when it has none (never promoted, or the agent had no cases)."),
   })
   .strict()
   .meta({ id: 'VersionItem', description: 'A version in the deployment list; `deployedAt` is when it was published until it is deployed.' });

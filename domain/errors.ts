@@ -50,11 +50,16 @@ export const errorCodes = {
     doc: 'Only freelancer agents are published: a teammate has no test URL, prod URL, custom domain or public token. Make it one with `PATCH /v1/agents/{agentId}` `{"role":"freelancer"}` (SDK: `agent.update({ role: \'freelancer\' })`).',
   },
   agent_not_deployed: { status: 409, doc: 'The agent has no production version yet (rollback, public token): deploy one with `deployToProd` first.' },
-  deploy_check_failed: { status: 409, doc: 'The health check of the candidate version failed; production is unchanged. The message names each failed check.' },
+  deploy_check_failed: {
+    status: 409,
+    doc: "The health check or the eval gate of the candidate version failed; production is unchanged. The message names each failed check, and each failing evaluation case with the eval run's id.",
+  },
   eval_case_limit: {
     status: 409,
     doc: 'The agent has 200 evaluation cases, the most it may have: remove one before adding another (replacing an existing case is always allowed). Nothing was written.',
   },
+  eval_run_not_found: { status: 404, doc: 'No such eval run of this agent.' },
+  no_eval_cases: { status: 409, doc: 'The agent has no evaluation cases to run: put one with `PUT /v1/agents/{agentId}/evals/{caseId}` first.' },
   domains_not_configured: {
     status: 400,
     doc: 'Custom domains are off on this server: the operator sets `HTTPS_PORT` (and `ACME_DIRECTORY_URL` is not `off`).',

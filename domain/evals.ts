@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020';
 import { z } from 'zod';
 import { parameterValue } from './conversation';
 
@@ -5,7 +6,7 @@ import { parameterValue } from './conversation';
  * Evaluation cases (issue 36): per agent, a conversation to replay and checks on its result.
  * Cases are an agent setting beside the versions, like allowed origins and the credit cap: a
  * change applies at once and publishes no version, so one suite can be run against any version.
- * Only the cases exist so far; what each check will assert is written for the runs that grade them.
+ * Runs grade them (domain/eval-runs.ts, activities/evals/).
  *
  * Defaults are filled in when a case is stored (`caseSensitive` false, `flags` "", `threshold`
  * 0.7, `parameters` {}), so a case reads back exactly as it will be graded.
@@ -50,6 +51,15 @@ function compiles(check: { pattern: string; flags: string }, ctx: z.core.$Refine
   }
 }
 
+/** Refuses a `json_schema` check whose schema Ajv (draft 2020-12) does not compile, naming `schema`. */
+function compilesAsSchema(check: { schema: Record<string, unknown> }, ctx: z.core.$RefinementCtx): void {
+  try {
+    new Ajv2020({ strict: false }).compile(check.schema);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', path: ['schema'], message: `not a JSON Schema Ajv compiles: ${e instanceof Error ? e.message : String(e)}` });
+  }
+}
+
 const text = z.string().min(1).max(MAX_TEXT_CHARS);
 const caseSensitive = z.boolean().default(false).describe('Default false: letters match in either case.');
 const toolName = z
@@ -88,6 +98,7 @@ export const evalCheckSchema = z
           schema: jsonObject(MAX_SCHEMA_JSON_CHARS).describe('A JSON Schema (draft 2020-12), at most 20 000 characters as JSON.'),
         })
         .strict()
+        .superRefine(compilesAsSchema)
         .meta({ id: 'JsonSchemaCheck', description: 'The final reply is JSON that `schema` accepts.' }),
       z
         .object({
@@ -112,16 +123,20 @@ export const evalCheckSchema = z
           kind: z.literal('judge'),
           rubric: z.string().trim().min(1).max(MAX_RUBRIC_CHARS),
           threshold: z.number().min(0).max(1).default(JUDGE_DEFAULT_THRESHOLD).describe('0 to 1, default 0.7.'),
+          grade: z.enum(['standard', 'premium']).optional().describe("The grade whose model judges; absent: the evaluated version's grade."),
         })
         .strict()
         .meta({
           id: 'JudgeCheck',
-          description: "A model grades the final reply against `rubric` with a score from 0 to 1; the check passes at `threshold` or above.",
+          description:
+            "A model (the version's grade, or `grade`) scores the final reply against `rubric` from 0 to 1; the check passes at `threshold` or above. Its tokens are billed like a turn's.",
         }),
     ],
     { error: () => 'one of contains, not_contains, matches, json_schema, called_tool, not_called_tool, max_credits, judge' },
   )
   .meta({ id: 'EvalCheck' });
+
+export type EvalCheck = z.output<typeof evalCheckSchema>;
 
 const caseFields = {
   messages: z

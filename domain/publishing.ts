@@ -17,6 +17,16 @@ export function notPublishableMessage(agentId: string, what: string): string {
 }
 
 export const deployBodySchema = z.object({ versionId }).strict().meta({ id: 'DeployRequest' });
+export const deployProdBodySchema = z
+  .object({
+    versionId,
+    skipEvals: z
+      .boolean()
+      .optional()
+      .describe("Promote without running the agent's evaluation cases; the version records it (`VersionItem.evals.skipped`). Default false."),
+  })
+  .strict()
+  .meta({ id: 'DeployProdRequest' });
 export const rollbackBodySchema = z.object({ versionId }).strict().meta({ id: 'RollbackRequest' });
 
 export const testDeploymentSchema = z

@@ -27,6 +27,24 @@ export interface TurnInput {
   limits: TurnLimits;
 }
 
+/**
+ * How a turn's workflow ended, as its result (the events say the rest): an eval run's checks read
+ * the tool calls from it. `arguments` over 10 000 characters of JSON are replaced by a note.
+ */
+export interface TurnOutcome {
+  status: 'done' | 'error';
+  toolCalls: { tool: string; arguments: Record<string, unknown> }[];
+}
+/** The most tool calls a turn's result lists (a turn makes at most TURN_MAX_STEPS × the calls of a step). */
+export const TURN_OUTCOME_MAX_CALLS = 100;
+const MAX_OUTCOME_ARGUMENT_CHARS = 10_000;
+
+/** One call as a turn's result lists it. */
+export function turnOutcomeCall(tool: string, args: Record<string, unknown>): TurnOutcome['toolCalls'][number] {
+  const chars = JSON.stringify(args).length;
+  return { tool, arguments: chars > MAX_OUTCOME_ARGUMENT_CHARS ? { _omitted: `${chars} characters of arguments` } : args };
+}
+
 /** What a cancelled turn's `error` event says (written by its workflow, or by the API when the workflow is gone). */
 export const TURN_CANCELLED_MESSAGE = 'the turn was cancelled';
 

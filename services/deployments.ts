@@ -15,6 +15,7 @@ import { randomToken } from '../domain/ids';
 import { mintPublicToken, publicTokenContext } from '../domain/public-token';
 import { hostURL, notPublishableMessage, type ProdDeployment, type TestDeployment, VERSION_ID_HELP } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';
+import type { TurnLimits } from '../domain/turn-run';
 import type { promoteWorkflow, testExpiryWorkflow } from '../workflows/deploy';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
@@ -34,6 +35,9 @@ interface DeploymentsDeps {
   testTtlSeconds: number;
   /** How long `deployToProd` waits for its promotion before answering 504 (the run goes on). */
   promotionWaitMs: number;
+  /** Where the eval gate's turns run, and their limits. */
+  turnsQueue: string;
+  limits: TurnLimits;
 }
 
 const versionNotFound = (versionId: string) => new AppError('version_not_found', `no version ${versionId} in this workspace; ${VERSION_ID_HELP}`);
@@ -90,13 +94,19 @@ export class DeploymentsService {
   }
 
   /**
-   * Promotes the version after its health check (the promotion workflow). The current production
-   * version answers at once, without a run.
+   * Promotes the version after its health check and eval gate (the promotion workflow). The current
+   * production version answers at once, without a run. `skipEvals` skips the gate, and the
+   * version records that it did.
    */
-  async deployToProd(workspaceId: string, versionId: string, callerPort?: number): Promise<ProdDeployment> {
+  async deployToProd(workspaceId: string, versionId: string, callerPort?: number, options: { skipEvals?: boolean } = {}): Promise<ProdDeployment> {
     const v = await this.publishable(workspaceId, versionId);
     if (v.prodVersion === v.number && v.slug) return { url: this.url(v.slug, callerPort), versionNumber: v.number };
-    const input: PromoteInput = { workspaceId, agentId: v.agentId, versionNumber: v.number };
+    const input: PromoteInput = {
+      workspaceId,
+      agentId: v.agentId,
+      versionNumber: v.number,
+      evals: { skip: options.skipEvals === true, limits: this.deps.limits, turnsQueue: this.deps.turnsQueue },
+    };
     const handle = await this.deps.temporal.workflow.start<typeof promoteWorkflow>('promoteWorkflow', {
       workflowId: promoteWorkflowId(v.agentId, v.number),
       taskQueue: this.deps.opsQueue,

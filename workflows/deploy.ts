@@ -1,6 +1,10 @@
-import { ApplicationFailure, type ActivityOptions, proxyActivities, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, type ActivityOptions, executeChild, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
+import type { EvalGateActivities } from '../activities/eval-gate';
+import { evalRunWorkflowId } from '../domain/eval-runs';
+import type { evalRunWorkflow } from './eval-run';
 import { recordOutcome } from './outcome-sink';
+import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';
 import { summaries } from './summaries';
 import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 
@@ -9,12 +13,13 @@ const options: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 5, nonRetryableErrorTypes: [DEPLOY_AGENT_GONE] },
 };
-const deploy = (summary: string) => proxyActivities<DeployActivities>({ ...options, summary });
+const deploy = (summary: string) => proxyActivities<DeployActivities & EvalGateActivities>({ ...options, summary });
 
 /**
  * Promotes a version to production: health-check the candidate while the current production
- * version keeps serving, then switch the pointer in one transaction. A failed check fails the
- * run with `deploy_check_failed` (its message lists every failed check); production is untouched.
+ * version keeps serving, run its eval gate, then switch the pointer in one transaction. A failed
+ * check or gate fails the run with `deploy_check_failed` (its message lists every problem);
+ * production is untouched.
  */
 export async function promoteWorkflow(input: PromoteInput): Promise<PromoteResult> {
   try {
@@ -32,7 +37,46 @@ async function promote(input: PromoteInput): Promise<PromoteResult> {
   if (problems.length > 0) {
     throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: problems.join('; '), nonRetryable: true, details: [problems] });
   }
+  // Promotions started before the gate existed carry no `evals`: they replay and end as they began.
+  if (input.evals) {
+    const gated = await evalGate(input, input.evals);
+    if (gated.length > 0) throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: gated.join('; '), nonRetryable: true, details: [gated] });
+  }
   return deploy(summaries.deploySwitch(input.versionNumber)).switchProduction(input);
+}
+
+/**
+ * The eval gate (docs/evals.md, "Gating a deploy"): runs the agent's cases against the candidate
+ * (and, under the default rule, against production, for the baseline) as child eval runs, in
+ * parallel, then applies the rule. Returns the problems (empty: promote).
+ */
+async function evalGate(input: PromoteInput, evals: NonNullable<PromoteInput['evals']>): Promise<string[]> {
+  const { workflowId, runId } = workflowInfo();
+  const { evals: _, ...promotion } = input;
+  const plan = await deploy(summaries.evalGate(input.versionNumber)).planEvalGate({ ...promotion, origin: `${workflowId}/${runId}`, skip: evals.skip });
+  if (plan.runs.length === 0) return [];
+  await Promise.all(
+    plan.runs.map((run) =>
+      executeChild<typeof evalRunWorkflow>('evalRunWorkflow', {
+        workflowId: evalRunWorkflowId(run.runId),
+        staticSummary: summaries.evalGateRun(run.purpose, run.versionNumber),
+        args: [{ runId: run.runId, workspaceId: input.workspaceId, agentId: input.agentId, caseIds: run.caseIds, limits: evals.limits, turnsQueue: evals.turnsQueue }],
+        typedSearchAttributes: [
+          { key: WorkspaceIdKey, value: input.workspaceId },
+          { key: AgentIdKey, value: input.agentId },
+          { key: EvalRunIdKey, value: run.runId },
+        ],
+      }),
+    ),
+  );
+  const candidate = plan.runs.find((r) => r.purpose === 'deploy_candidate')!;
+  const baseline = plan.runs.find((r) => r.purpose === 'deploy_baseline');
+  return deploy(summaries.evalGate(input.versionNumber)).judgeEvalGate({
+    ...promotion,
+    candidateRunId: candidate.runId,
+    ...(baseline ? { baselineRunId: baseline.runId } : {}),
+    passRate: plan.passRate ?? null,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
 export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { domainWorkflow } from './domain';
+export { evalRunWorkflow } from './eval-run';
 export { projectTurnWorkflow } from './project-turn';
 export { roundTripProbe } from './probe';
 export { triggerRunWorkflow } from './trigger-run';

@@ -12,4 +12,7 @@ export const ConversationIdKey = defineSearchAttributeKey('ConversationId', Sear
 /** On every turn of a project conversation: the manager's and each delegated member's. */
 export const ProjectIdKey = defineSearchAttributeKey('ProjectId', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceIdKey, AgentIdKey, ConversationIdKey, ProjectIdKey] as const;
+/** On an eval run and on each of its cases' turns. */
+export const EvalRunIdKey = defineSearchAttributeKey('EvalRunId', SearchAttributeType.KEYWORD);
+
+export const customSearchAttributes = [WorkspaceIdKey, AgentIdKey, ConversationIdKey, ProjectIdKey, EvalRunIdKey] as const;

@@ -26,4 +26,11 @@ export const summaries = {
   deploySwitch: (version: number) => `switch production to version ${version}`,
   retireTests: 'retire expired test URLs',
   testExpiry: 'next test URL expiry',
+  /** An eval run: each case's turns (child workflows) and its grading; a deployment's gate. */
+  evalTurn: (caseId: string, message: number) => `eval case ${caseId}, message ${message}`,
+  evalOpen: (caseId: string, message: number) => `open eval case ${caseId}, message ${message}`,
+  evalGrade: (caseId: string) => `grade eval case ${caseId}`,
+  evalEnd: (status: string) => `end the eval run: ${status}`,
+  evalGate: (version: number) => `eval gate of version ${version}`,
+  evalGateRun: (purpose: string, version: number) => `evals of version ${version} (${purpose === 'deploy_candidate' ? 'candidate' : 'production'})`,
 } as const;

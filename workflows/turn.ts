@@ -3,7 +3,7 @@ import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call
 import type { TurnActivities } from '../activities/turn';
 import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
 import type { TurnErrorCode } from '../domain/turn-events';
-import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput } from '../domain/turn-run';
+import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput, type TurnOutcome, TURN_OUTCOME_MAX_CALLS, turnOutcomeCall } from '../domain/turn-run';
 import { summaries } from './summaries';
 
 /**
@@ -17,9 +17,9 @@ export type RunToolCall = (call: TranscriptToolCall, shownName: string) => Promi
  * limit, or a failure. Each model call and each tool call is its own activity, so a worker crash
  * resumes at the last finished step. Every path ends the turn with exactly one terminal event.
  */
-export async function turnWorkflow(input: TurnInput): Promise<void> {
+export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const options: ActivityOptions = { startToCloseTimeout: '5 minutes', retry: { initialInterval: '1 second', maximumAttempts: 3 } };
-  await runTurn(input, (call, shownName) =>
+  return runTurn(input, (call, shownName) =>
     proxyActivities<ToolCallActivities>({ ...options, summary: summaries.tool(shownName) }).runTool({ turnId: input.turnId, call }),
   );
 }
@@ -33,8 +33,9 @@ export async function turnWorkflow(input: TurnInput): Promise<void> {
  * the scope too. Either way the in-flight activity (or delegated child turn) is cancelled and the
  * turn is ended — in a non-cancellable scope — with one `error` event, debiting what it consumed.
  * A turn stopped for its credits before a step keeps the text of the steps it finished.
+ * Its result says how it ended and which tools it called (what an eval run's checks read).
  */
-export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<void> {
+export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<TurnOutcome> {
   const modelOptions: ActivityOptions = {
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: limits.heartbeatTimeoutMs,
@@ -61,6 +62,7 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
   const workflowScope = CancellationScope.current();
   const loop = new CancellationScope({ cancellable: true });
   let reply = '';
+  const called: TurnOutcome['toolCalls'] = [];
   try {
     const outcome = await runWithDeadline(loop, limits.turnTimeoutMs, async () => {
       const transcript: TranscriptItem[] = [];
@@ -73,7 +75,9 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
         transcript.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
         for (const [i, call] of result.toolCalls.entries()) {
           // Results recorded before `toolNames` existed lack it: the model's name will do there.
-          const outcome = await runCall(call, result.toolNames?.[i] ?? call.name);
+          const shownName = result.toolNames?.[i] ?? call.name;
+          if (called.length < TURN_OUTCOME_MAX_CALLS) called.push(turnOutcomeCall(shownName, call.args));
+          const outcome = await runCall(call, shownName);
           transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
         }
         // The transcript is the next step's input: it must stay under Temporal's payload limit.
@@ -81,8 +85,11 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
       }
       return undefined;
     });
-    if (outcome) await settle(() => bookkeeping(summaries.turnEnd('done')).finishTurn({ turnId, reply: outcome.reply, usage }));
-    else await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
+    if (outcome) {
+      await settle(() => bookkeeping(summaries.turnEnd('done')).finishTurn({ turnId, reply: outcome.reply, usage }));
+      return { status: 'done', toolCalls: called };
+    }
+    await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, message: `the agent did not finish within ${limits.maxSteps} steps`, retryable: false, usage }));
   } catch (err) {
     const end = workflowScope.consideredCancelled
       ? { message: TURN_CANCELLED_MESSAGE, retryable: false, cancelled: true }
@@ -91,6 +98,7 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
         : describeFailure(turnId, err);
     await settle(() => bookkeeping(summaries.turnEnd('error')).failTurn({ turnId, ...end, usage, ...('code' in end ? { reply } : {}) }));
   }
+  return { status: 'error', toolCalls: called };
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   deployBodySchema,
+  deployProdBodySchema,
   prodDeploymentSchema,
   publicTokenSchema,
   rollbackBodySchema,
@@ -31,12 +32,12 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
   r.add(
     {
       method: 'post', path: '/v1/deployments/prod', operationId: 'deployToProd', tag: 'Deployments',
-      summary: 'Health-check a version, then make it production in one switch (idempotent for the current one)',
-      body: deployBodySchema,
+      summary: "Health-check a version and run the agent's eval gate, then make it production in one switch (idempotent for the current one)",
+      body: deployProdBodySchema,
       response: { status: 200, description: 'The production URL and version', schema: prodDeploymentSchema },
       errors: ['version_not_found', 'agent_not_publishable', 'deploy_check_failed', 'agent_not_found', 'worker_timeout', 'temporal_unavailable'],
     },
-    (ctx, { body }) => deployments.deployToProd(workspaceOf(ctx), body.versionId, callerPort(ctx)),
+    (ctx, { body }) => deployments.deployToProd(workspaceOf(ctx), body.versionId, callerPort(ctx), { skipEvals: body.skipEvals === true }),
   );
   r.add(
     {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Agent, AgentConfig, VersionItem } from '../../domain/agent';
+import { type EvalGateRecord, gateView } from '../../domain/deploy-runs';
 import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
 import { iso } from '../rows';
@@ -146,12 +147,13 @@ export class AgentsRepository {
     const rows = await this.db('agent_versions')
       .where({ agent_id: agentId })
       .orderBy('number', 'desc')
-      .select('id', 'number', 'created_at', 'deployed_at');
-    return rows.map((r: { id: string; number: number; created_at: Date; deployed_at: Date | null }) => ({
+      .select('id', 'number', 'created_at', 'deployed_at', 'deploy_evals');
+    return rows.map((r: { id: string; number: number; created_at: Date; deployed_at: Date | null; deploy_evals: EvalGateRecord | null }) => ({
       id: r.id,
       number: r.number,
       deployedAt: iso(r.deployed_at ?? r.created_at),
       isProd: r.number === agent.prod_version,
+      ...(r.deploy_evals ? { evals: gateView(r.deploy_evals) } : {}),
     }));
   }
 

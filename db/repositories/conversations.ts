@@ -69,6 +69,8 @@ export class ConversationsRepository {
       endUser?: { id: string; name?: string | undefined; email?: string | undefined };
       /** A delegation: the member's conversation belongs to the project and names the manager's turn and call. */
       delegation?: { projectId: string; parentTurnId: string; callId: string };
+      /** An eval run's case: the conversation is the run's, kept out of the agent's list. */
+      evalCase?: { runId: string; caseId: string };
     },
     trx?: Knex.Transaction,
   ): Promise<ConversationRow> {
@@ -86,6 +88,7 @@ export class ConversationsRepository {
         ...(input.delegation
           ? { project_id: input.delegation.projectId, parent_turn_id: input.delegation.parentTurnId, parent_call_id: input.delegation.callId }
           : {}),
+        ...(input.evalCase ? { eval_run_id: input.evalCase.runId, eval_case_id: input.evalCase.caseId } : {}),
       })
       .returning('*');
     return row as ConversationRow;
@@ -145,9 +148,11 @@ export class ConversationsRepository {
     return { row, config: config ?? undefined };
   }
 
+  /** The agent's conversations, newest first; an eval run's are the run's (`GET …/eval-runs/:runId` names them). */
   async listForAgent({ workspaceId, agentId }: { workspaceId: string; agentId: string }): Promise<ConversationRow[]> {
     return this.db<ConversationRow>('conversations')
       .where({ workspace_id: workspaceId, agent_id: agentId })
+      .whereNull('eval_run_id')
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   }
 

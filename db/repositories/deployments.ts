@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AgentConfig } from '../../domain/agent';
+import type { EvalGateRecord } from '../../domain/deploy-runs';
 import { newId } from '../../domain/ids';
 import { slugCandidate } from '../../domain/publishing';
 import type { Db } from '../connect';
@@ -235,5 +236,16 @@ export class DeploymentsRepository {
       .first('a.workspace_id', 'a.id', 'a.slug', 'v.number', 'v.config', 't.id as test_id');
     if (!row) return undefined;
     return { workspaceId: row.workspace_id, agentId: row.id, version: row.number, config: row.config, slug: row.slug, testDeploymentId: row.test_id };
+  }
+
+  /** The agent's production version number, or null before its first deploy. */
+  async prodVersion({ agentId }: { agentId: string }): Promise<number | null> {
+    const row = await this.db('agents').where({ id: agentId }).first<{ prod_version: number | null } | undefined>('prod_version');
+    return row?.prod_version ?? null;
+  }
+
+  /** Stores what the eval gate said about a version's promotion (the latest promotion's). */
+  async recordEvals({ agentId, number, record }: { agentId: string; number: number; record: EvalGateRecord }): Promise<void> {
+    await this.db('agent_versions').where({ agent_id: agentId, number }).update({ deploy_evals: JSON.stringify(record) });
   }
 }

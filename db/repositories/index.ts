@@ -8,6 +8,7 @@ import { CreditsRepository } from './credits';
 import { CustomDomainsRepository } from './custom-domains';
 import { DeploymentsRepository } from './deployments';
 import { EvalCasesRepository } from './eval-cases';
+import { EvalRunsRepository } from './eval-runs';
 import { FilesRepository } from './files';
 import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
@@ -44,6 +45,7 @@ export function createRepositories(db: Db) {
     customDomains: new CustomDomainsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
     evalCases: new EvalCasesRepository(db),
+    evalRuns: new EvalRunsRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
   };
 }

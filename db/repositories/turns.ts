@@ -17,6 +17,8 @@ export interface TurnRow {
   agent_id: string | null;
   writer: string | null;
   steps: Step[];
+  /** What the turn cost once it ended (pg's decimal, as text); null while it runs. */
+  cost: string | null;
   started_at: Date;
   finished_at: Date | null;
 }

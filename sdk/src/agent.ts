@@ -1,5 +1,6 @@
 import { type AgentConversation, ConversationHandle, toConversation } from './conversation.js';
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
+import { AgentEvalRuns } from './eval-runs.js';
 import { AgentEvals } from './evals.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import { AgentKnowledge } from './knowledge.js';
@@ -47,6 +48,7 @@ export class AgentHandle {
   readonly #http: HttpClient;
   #knowledge: AgentKnowledge | undefined;
   #evals: AgentEvals | undefined;
+  #evalRuns: AgentEvalRuns | undefined;
 
   /** @internal Built by `ws.agent(id)` and by the SDK's answers; not part of the public API. */
   constructor(http: HttpClient, id: string) {
@@ -61,12 +63,18 @@ export class AgentHandle {
   }
 
   /**
-   * The agent's evaluation cases: `list`, `put`, `remove`. Stored beside its versions: changing
+   * The agent's evaluation cases: `list`, `put`, `remove`, `run`, `gate`, `setGate`. Stored beside its versions: changing
    * a case publishes no version. No request until one is called.
    */
   get evals(): AgentEvals {
     this.#evals ??= new AgentEvals(this.#http, this.id);
     return this.#evals;
+  }
+
+  /** The agent's eval runs: `get`, `list`, `cancel`, `compare`, `wait`. No request until one is called. */
+  get evalRuns(): AgentEvalRuns {
+    this.#evalRuns ??= new AgentEvalRuns(this.#http, this.id);
+    return this.#evalRuns;
   }
 
   /**

@@ -81,6 +81,13 @@ export class AgentsResource {
    * `agent_not_publishable` (a teammate agent), 409 `deploy_check_failed` (production is
    * unchanged; the message names each failed check).
    *
+   * The eval gate: when the agent has evaluation cases, they run against the candidate (and,
+   * under the default rule, against production) and the promotion is refused with
+   * `deploy_check_failed` naming the failing cases unless the gate's rule holds
+   * (`agent.evals.gate()`). `{ skipEvals: true }` promotes without them; the version records it.
+   * Evals take as long as their turns: past 55 s the call answers 504 `worker_timeout` and the
+   * promotion goes on (call again to wait for it).
+   *
    * Timing: the check usually takes a few seconds; its parts run in parallel, the model within
    * 20 s and each MCP server within its `timeoutMs` (default 30 s), so it stays within the
    * default per-request `timeout` of 60 s unless a server sets a longer `timeoutMs`. If the call
@@ -88,8 +95,8 @@ export class AgentsResource {
    * promotion goes on server-side; calling `deployToProd` again with the same version id waits for
    * that same promotion instead of starting another.
    */
-  async deployToProd(versionId: string, options: CallOptions = {}): Promise<ProdDeployment> {
-    const body = { versionId: bodyId(versionId, 'version id', VERSION_ID_HINT) };
+  async deployToProd(versionId: string, options: CallOptions & { skipEvals?: boolean } = {}): Promise<ProdDeployment> {
+    const body = { versionId: bodyId(versionId, 'version id', VERSION_ID_HINT), ...(options.skipEvals ? { skipEvals: true } : {}) };
     return this.#http.request<ProdDeployment>('POST', '/v1/deployments/prod', { body, signal: options.signal, expect: 'object' });
   }
 

@@ -10,6 +10,7 @@ export {
   type ProjectConversation,
 } from './conversation.js';
 export { DomainsResource } from './domains.js';
+export { AgentEvalRuns } from './eval-runs.js';
 export { AgentEvals } from './evals.js';
 export { EndUserHandle } from './end-user.js';
 export type { FileUrlOptions } from './file-urls.js';
@@ -51,15 +52,24 @@ export type {
   TurnState,
 } from './types/conversation.js';
 export type { AttachInput, BindInput, ConnectionInput, ConnectionStatus, SecretsInput } from './types/credentials.js';
-export type { ProdDeployment, TestDeployment, VersionItem } from './types/deployment.js';
+export type { ProdDeployment, TestDeployment, VersionEvals, VersionItem } from './types/deployment.js';
 export type { CustomDomain, DomainStatus } from './types/domain.js';
 export type {
   CalledToolCheck,
   ContainsCheck,
   EvalCase,
   EvalCaseDefinition,
+  EvalCaseResult,
+  EvalCaseStatus,
   EvalCheck,
   EvalCheckInput,
+  EvalCheckOutcome,
+  EvalGate,
+  EvalRun,
+  EvalRunComparison,
+  EvalRunListItem,
+  EvalRunSummary,
+  EvalToolCall,
   JsonSchemaCheck,
   JudgeCheck,
   MatchesCheck,

@@ -96,6 +96,7 @@ describe('Agent evaluation cases through the SDK', () => {
   describe('bad input: 400 invalid_request naming the field, and nothing written', () => {
     const bad: Array<{ name: string; caseId?: string; body: Record<string, unknown>; field: string }> = [
       { name: 'a regular expression that does not compile', body: { checks: [{ kind: 'matches', pattern: '(unclosed' }] }, field: 'body.checks[0].pattern' },
+      { name: 'a JSON Schema that does not compile', body: { checks: [{ kind: 'json_schema', schema: { type: 'nope' } }] }, field: 'body.checks[0].schema' },
       { name: 'a regular expression flag outside imsu', body: { checks: [{ kind: 'matches', pattern: 'x', flags: 'g' }] }, field: 'body.checks[0].flags' },
       { name: 'a pattern over 500 characters', body: { checks: [{ kind: 'matches', pattern: 'a'.repeat(501) }] }, field: 'body.checks[0].pattern' },
       { name: 'an unknown check kind', body: { checks: [{ kind: 'contains', text: 'x' }, { kind: 'telepathy' }] }, field: 'body.checks[1].kind' },

@@ -111,6 +111,8 @@ describe('bad text on every route (property-based, fast-check)', function () {
     ids.token = hooks.body.data[0]!.url.split('/').pop()!;
     // An eval case id is chosen by the caller: any well-formed one reaches body validation.
     ids.caseId = 'smoke';
+    // A well-formed eval run id: the path passes validation, so a bad query or body is what answers.
+    ids.runId = 'evr_smoke';
   });
 
   /** Headers that get a request past authentication, so validation is what answers. */

@@ -8,6 +8,7 @@ import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
 import * as customDomainsDomain from '../../domain/custom-domains';
+import * as evalRunsDomain from '../../domain/eval-runs';
 import * as evalsDomain from '../../domain/evals';
 import * as filePathDomain from '../../domain/file-path';
 import * as projectDomain from '../../domain/project';
@@ -182,6 +183,14 @@ const rows: Record<string, z.ZodType> = {
   MaxCreditsCheck: same<sdk.MaxCreditsCheck, CheckKind<'max_credits'>>(evalsDomain.evalCheckSchema),
   JudgeCheck: same<sdk.JudgeCheck, CheckKind<'judge'>>(evalsDomain.evalCheckSchema),
 
+  // Evaluation runs and the gate.
+  EvalRun: same<sdk.EvalRun, Out<typeof evalRunsDomain.evalRunSchema>>(evalRunsDomain.evalRunSchema),
+  EvalRunListItem: same<sdk.EvalRunListItem, Out<typeof evalRunsDomain.evalRunListItemSchema>>(evalRunsDomain.evalRunListItemSchema),
+  EvalCaseResult: same<sdk.EvalCaseResult, Out<typeof evalRunsDomain.evalCaseResultSchema>>(evalRunsDomain.evalCaseResultSchema),
+  EvalRunComparison: same<sdk.EvalRunComparison, Out<typeof evalRunsDomain.evalComparisonSchema>>(evalRunsDomain.evalComparisonSchema),
+  EvalGate: same<sdk.EvalGate, Out<typeof evalRunsDomain.evalGateSchema>>(evalRunsDomain.evalGateSchema),
+  VersionEvals: same<sdk.VersionEvals, NonNullable<Out<typeof agentDomain.versionItemSchema>['evals']>>(agentDomain.versionItemSchema.shape.evals.unwrap()),
+
   // Visitor identity.
   VisitorIdentity: same<sdk.VisitorIdentity, Out<typeof visitorIdentityDomain.visitorIdentitySchema>>(visitorIdentityDomain.visitorIdentitySchema),
   VisitorSecret: same<sdk.VisitorSecret, Out<typeof visitorIdentityDomain.visitorSecretSchema>>(visitorIdentityDomain.visitorSecretSchema),
@@ -195,6 +204,10 @@ const notCompared: Record<string, string> = {
   ConversationRecord: 'the union of AgentConversationRecord (compared) and ProjectConversationRecord',
   DomainStatus: 'the `status` field of CustomDomain (compared within it)',
   AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
+  EvalToolCall: 'an item of EvalCaseResult.toolCalls (compared within it)',
+  EvalCheckOutcome: 'an item of EvalCaseResult.checks (compared within it)',
+  EvalCaseStatus: 'the `status` field of EvalCaseResult (compared within it)',
+  EvalRunSummary: 'the `summary` field of EvalRun (compared within it)',
 };
 
 /** Schemas of the domain modules above with no SDK type, and why. */
@@ -227,6 +240,9 @@ const serverOnly: Record<string, string> = {
   setVisitorIdentitySchema: 'the body `{ mode }` setVisitorIdentity builds from its argument (its mode is compared as PublicIdentityMode)',
   rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
   evalCaseIdSchema: 'the `:caseId` path parameter of put and remove',
+  deployProdBodySchema: 'the body `{ versionId, skipEvals? }` deployToProd builds from its arguments',
+  evalRunIdSchema: 'the `:runId` path parameter of the eval-run calls',
+  evalRunStartSchema: 'the body `{ versionId, cases? }` of agent.evals.run, sent as given',
 };
 
 const domainModules = {
@@ -237,6 +253,7 @@ const domainModules = {
   'credit-cap': creditCapDomain,
   'custom-domains': customDomainsDomain,
   evals: evalsDomain,
+  'eval-runs': evalRunsDomain,
   'file-path': filePathDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { z } from 'zod';
 import { agentSchema, versionItemSchema } from '../../domain/agent';
 import { connectionStatusSchema } from '../../domain/credentials';
+import { evalComparisonSchema, evalGateSchema, evalRunListItemSchema, evalRunSchema } from '../../domain/eval-runs';
 import { evalCaseSchema } from '../../domain/evals';
 import { fileEntrySchema } from '../../domain/file-path';
 import { projectSchema } from '../../domain/project';
@@ -42,6 +43,13 @@ const answerSchemas: Array<[string, RegExp, z.ZodType | null]> = [
   ['GET', new RegExp(`^${A}/evals$`), listOf(evalCaseSchema)],
   ['PUT', new RegExp(`^${A}/evals/[^/]+$`), evalCaseSchema],
   ['DELETE', new RegExp(`^${A}/evals/[^/]+$`), null],
+  ['POST', new RegExp(`^${A}/eval-runs$`), evalRunSchema],
+  ['GET', new RegExp(`^${A}/eval-runs$`), listOf(evalRunListItemSchema)],
+  ['GET', new RegExp(`^${A}/eval-runs/[^/]+$`), evalRunSchema],
+  ['POST', new RegExp(`^${A}/eval-runs/[^/]+/cancel$`), evalRunSchema],
+  ['GET', new RegExp(`^${A}/eval-runs/[^/]+/compare$`), evalComparisonSchema],
+  ['GET', new RegExp(`^${A}/eval-gate$`), evalGateSchema],
+  ['PUT', new RegExp(`^${A}/eval-gate$`), evalGateSchema],
   ['POST', /^\/v1\/projects$/, projectSchema],
   ['GET', /^\/v1\/projects$/, listOf(projectSchema)],
   ['GET', new RegExp(`^${P}$`), projectSchema],

@@ -19,6 +19,7 @@ const WORKFLOW_TYPES = [
   'testExpiryWorkflow',
   'promoteWorkflow',
   'domainWorkflow',
+  'evalRunWorkflow',
 ];
 
 function loadHistory(file: string): temporal.api.history.v1.History {

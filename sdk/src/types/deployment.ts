@@ -13,6 +13,24 @@ export interface VersionItem {
   deployedAt: string;
   /** True for the one version serving production. */
   isProd: boolean;
+  /** What the eval gate said at the version's latest promotion; absent when it has none. */
+  evals?: VersionEvals;
+}
+
+/** The eval gate's verdict on a promotion (`VersionItem.evals`, docs/evals.md). */
+export interface VersionEvals {
+  /** Promoted with `skipEvals: true`: no eval ran. */
+  skipped: boolean;
+  /** The candidate's eval run. */
+  runId: string | null;
+  /** Production's eval run the default rule compared with (null: none). */
+  baselineRunId: string | null;
+  /** The share of cases (0 to 1) that passed on the candidate. */
+  passRate: number | null;
+  /** The rule: the agent's pass rate, `no_regression` (no case that passes on production may fail), or `all` (first deploy). */
+  required: number | 'no_regression' | 'all' | null;
+  /** Whether the gate let the version through. */
+  passed: boolean;
 }
 
 /** The answer of `ws.agents.deployToTest(versionId)`. */

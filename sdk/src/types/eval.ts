@@ -69,6 +69,8 @@ export interface JudgeCheck {
   rubric: string;
   /** 0 to 1; `put` defaults it to 0.7. */
   threshold: number;
+  /** The grade whose model judges; absent: the evaluated version's grade. */
+  grade?: 'standard' | 'premium';
 }
 
 /** One check of a stored case, defaults filled in. */
@@ -117,4 +119,97 @@ export interface EvalCase {
   createdAt: string;
   /** When the case was last put. */
   updatedAt: string;
+}
+
+/** A tool call of a case's turns, as evidence (`EvalCaseResult.toolCalls`). */
+export interface EvalToolCall {
+  /** The tool as events show it (`files.write`, an HTTP tool, `server.tool`). */
+  tool: string;
+  /** The arguments the model called it with. */
+  arguments: Record<string, unknown>;
+}
+
+/** One check's outcome, in the case's order. */
+export interface EvalCheckOutcome {
+  kind: string;
+  passed: boolean;
+  /** What was found, for people: `the reply does not contain "30 days"`, `score 0.4 (threshold 0.7): …`. */
+  detail: string;
+}
+
+/** `passed`: every check passed; `failed`: one did not; `error`: a turn did not answer, or the case could not start. */
+export type EvalCaseStatus = 'pending' | 'passed' | 'failed' | 'error';
+
+/** One case's result in a run. */
+export interface EvalCaseResult {
+  caseId: string;
+  status: EvalCaseStatus;
+  /** One outcome per check; empty while pending or when a turn did not answer. */
+  checks: EvalCheckOutcome[];
+  /** The final reply (of the last message's turn), cut to 20 000 characters; null before it exists. */
+  reply: string | null;
+  /** Every tool call of the case's turns, in order (the first 50). */
+  toolCalls: EvalToolCall[];
+  /** What the case cost: its turns and its judge checks. */
+  credits: number;
+  /** The case's conversation (readable like any other), once it started. */
+  conversationId: string | null;
+  /** Why the case is `error`. */
+  error: string | null;
+}
+
+/** Counts of a run's cases. */
+export interface EvalRunSummary {
+  cases: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  pending: number;
+  /** passed / graded cases, 0 to 1; null while nothing is graded. */
+  passRate: number | null;
+  /** What the run cost so far. */
+  credits: number;
+}
+
+/** A run in `agent.evalRuns.list()`: without per-case evidence. */
+export interface EvalRunListItem {
+  /** Prefix `evr_`. */
+  id: string;
+  agentId: string;
+  versionId: string;
+  versionNumber: number;
+  /** `manual` (`agent.evals.run`), or the gate of `deployToProd` for the candidate or the production version. */
+  purpose: 'manual' | 'deploy_candidate' | 'deploy_baseline';
+  /** `running`, then `completed` (every case graded), `cancelled` or `failed` (see `error`). */
+  status: 'running' | 'completed' | 'cancelled' | 'failed';
+  error: string | null;
+  summary: EvalRunSummary;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+/** A run with each case's result (`agent.evals.run`, `agent.evalRuns.get`). */
+export interface EvalRun extends EvalRunListItem {
+  /** One result per case, ordered by case id. */
+  cases: EvalCaseResult[];
+}
+
+/** How each case changed between two runs (`agent.evalRuns.compare(before, after)`). */
+export interface EvalRunComparison {
+  before: string;
+  after: string;
+  cases: {
+    caseId: string;
+    /** null: the case was not in that run. */
+    before: EvalCaseStatus | null;
+    after: EvalCaseStatus | null;
+    /** `fixed`: passes now, did not; `broke`: passed, does not now. */
+    change: 'fixed' | 'broke' | 'same' | 'added' | 'removed';
+  }[];
+}
+
+/** What `deployToProd` requires of the eval runs (`agent.evals.gate()`). */
+export interface EvalGate {
+  /** 0 to 1: the share of cases the candidate must pass; null (default): no case that passes on production may fail. */
+  passRate: number | null;
 }
