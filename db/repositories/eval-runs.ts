@@ -91,7 +91,12 @@ export class EvalRunsRepository {
     if (agentId) q.where('r.agent_id', agentId);
     if (workspaceId) q.where('r.workspace_id', workspaceId);
     const row = (await q.first()) as EvalRunRow | undefined;
-    return row ? toRun(row) : undefined;
+    if (!row) return undefined;
+    // A case not graded yet (running, or its run cancelled) still names the conversation it started.
+    const started = await this.db('conversations').where({ eval_run_id: runId }).select<{ id: string; eval_case_id: string }[]>('id', 'eval_case_id');
+    const conversations = new Map(started.map((c) => [c.eval_case_id, c.id]));
+    const run = toRun(row);
+    return { ...run, cases: run.cases.map((c) => (c.conversationId === null ? { ...c, conversationId: conversations.get(c.caseId) ?? null } : c)) };
   }
 
   /** The agent's runs, newest first, without per-case evidence. */

@@ -77,6 +77,11 @@ describe('examples/ run against the service', function () {
     ['scheduled-agent', [], [/waiting for two runs/, /(You said: Status report, please\.[\s\S]*){2}/]],
     ['project-two-members', [], [/task: .*Writer.*\[done\]/, /task: .*Reviewer.*\[done\]/, /project files: .*notes\.md/]],
     ['embed-page', ['--check'], [/page has the tag: true; v1\.js: 200; public agent: 200/]],
+    [
+      'eval-gate',
+      [],
+      [/v1: 3\/3 passed/, /v1 is in production/, /v2 refused: .*writes-notes \(files\.write was not called\)/, /in production: v1/, /writes-notes: passed → failed \(broke\)/],
+    ],
   ];
 
   for (const [name, args, expect] of expectations) {
