@@ -2,11 +2,12 @@ import {
   type ActivityOptions,
   ActivityFailure,
   CancellationScope,
+  type ChildWorkflowHandle,
   ChildWorkflowFailure,
-  executeChild,
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
+  startChild,
 } from '@temporalio/workflow';
 import type { EvalRunActivities } from '../activities/eval-run';
 import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall } from '../domain/eval-runs';
@@ -83,8 +84,9 @@ async function runCase(input: EvalRunInput, caseId: string): Promise<void> {
 }
 
 async function caseTurn(input: EvalRunInput, caseId: string, index: number, opened: { turnId: string; conversationId: string }): Promise<TurnOutcome> {
+  let child: ChildWorkflowHandle<typeof turnWorkflow>;
   try {
-    return await executeChild<typeof turnWorkflow>('turnWorkflow', {
+    child = await startChild<typeof turnWorkflow>('turnWorkflow', {
       workflowId: turnWorkflowId(opened.turnId),
       staticSummary: summaries.evalTurn(caseId, index + 1),
       taskQueue: input.turnsQueue,
@@ -99,6 +101,15 @@ async function caseTurn(input: EvalRunInput, caseId: string, index: number, open
         { key: EvalRunIdKey, value: input.runId },
       ],
     });
+  } catch (err) {
+    // Cancelled before its workflow started: nothing will end the turn opened for it but us.
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => act(opening, summaries.evalAbandon(caseId, index + 1)).endUnstartedEvalTurn({ turnId: opened.turnId }));
+    }
+    throw err;
+  }
+  try {
+    return await child.result();
   } catch (err) {
     // A turn terminated or timed out from outside: the case's grading reads how it ended.
     if (err instanceof ChildWorkflowFailure && !isCancellation(err)) return { status: 'error', toolCalls: [] };

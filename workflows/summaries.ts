@@ -30,6 +30,7 @@ export const summaries = {
   evalTurn: (caseId: string, message: number) => `eval case ${caseId}, message ${message}`,
   evalOpen: (caseId: string, message: number) => `open eval case ${caseId}, message ${message}`,
   evalGrade: (caseId: string) => `grade eval case ${caseId}`,
+  evalAbandon: (caseId: string, message: number) => `end the unstarted turn of eval case ${caseId}, message ${message}`,
   evalEnd: (status: string) => `end the eval run: ${status}`,
   evalGate: (version: number) => `eval gate of version ${version}`,
   evalGateRun: (purpose: string, version: number) => `evals of version ${version} (${purpose === 'deploy_candidate' ? 'candidate' : 'production'})`,

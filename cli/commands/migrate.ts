@@ -26,7 +26,7 @@ export async function migrateCommand(config: Config, say: Say): Promise<void> {
     say(added.length ? `search attributes registered: ${added.join(', ')}` : 'search attributes are registered');
   } catch (e) {
     say(`could not register search attributes (${e instanceof Error ? e.message : String(e)}); ` +
-      'register WorkspaceId, AgentId, ConversationId and ProjectId (Keyword) on the namespace yourself');
+      'register WorkspaceId, AgentId, ConversationId, ProjectId and EvalRunId (Keyword) on the namespace yourself');
   } finally {
     await client.connection.close();
   }
