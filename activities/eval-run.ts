@@ -14,7 +14,6 @@ import {
   MAX_EVIDENCE_REPLY_CHARS,
   MAX_EVIDENCE_TOOL_CALLS,
 } from '../domain/eval-runs';
-import { TURN_CANCELLED_MESSAGE } from '../domain/turn-run';
 import { notReady, openTurn } from '../turns/open';
 import { runCheck } from './evals/checks';
 import { runJudge } from './evals/judge';
@@ -145,19 +144,6 @@ export function createEvalRunActivities(deps: EvalRunDeps) {
         reply: reply.length > MAX_EVIDENCE_REPLY_CHARS ? reply.slice(0, MAX_EVIDENCE_REPLY_CHARS) : reply,
         credits: round6(credits + judged),
         error: null,
-      });
-    },
-
-    /**
-     * Ends, as cancelled, a case's turn whose workflow never started: the run was cancelled between
-     * opening the turn and starting its child workflow. Only a turn no attempt ever claimed (no
-     * writer, so nothing consumed and nothing to debit); a turn whose workflow runs ends itself.
-     */
-    async endUnstartedEvalTurn({ turnId }: { turnId: string }): Promise<void> {
-      await deps.db.transaction(async (trx) => {
-        const turn = await trx('turns').where({ id: turnId }).forUpdate().first<{ status: string; writer: string | null } | undefined>('status', 'writer');
-        if (turn?.status !== 'running' || turn.writer !== null) return;
-        await repos.turns.finish({ turnId, status: 'cancelled', terminal: { type: 'error', message: TURN_CANCELLED_MESSAGE, retryable: false }, cost: 0 }, trx);
       });
     },
 

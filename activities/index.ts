@@ -13,6 +13,7 @@ import type { Spans } from '../infra/tracing/spans';
 import type { ToolRunner } from './tools/types';
 import type { TokenCounter } from './model/token-count';
 import { createTurnActivities, type HistoryBudget, type ResolveModel } from './turn';
+import { createUnstartedTurnActivities } from './unstarted-turn';
 import type { TurnMetrics } from './turn-metrics';
 import { createWebhookDeliveryActivities } from './webhook-delivery';
 
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     modelStep: recordingAttempts(deps, turn.modelStep),
     runTool: recordingAttempts(deps, toolCall.runTool),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
+    ...createUnstartedTurnActivities({ db: deps.db, repos: deps.repos }),
     ...createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
     ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
     ...createEvalGateActivities({ repos: deps.repos }),

@@ -1,4 +1,14 @@
-import { executeChild, ParentClosePolicy } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  type ChildWorkflowHandle,
+  type ChildWorkflowOptions,
+  isCancellation,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import type { UnstartedTurnActivities } from '../activities/unstarted-turn';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from './search-attributes';
 import { summaries } from './summaries';
@@ -20,7 +30,7 @@ export async function runChildTurn(input: {
   origin: 'trigger' | 'webhook';
 }): Promise<void> {
   const args: TurnInput = { turnId: input.turnId, limits: input.limits };
-  await executeChild<typeof turnWorkflow>('turnWorkflow', {
+  const child = await startTurnChild(input.turnId, {
     workflowId: turnWorkflowId(input.turnId),
     staticSummary: summaries.childTurn(input.origin),
     taskQueue: input.turnsQueue,
@@ -33,4 +43,31 @@ export async function runChildTurn(input: {
       { key: ConversationIdKey, value: input.conversationId },
     ],
   });
+  await child.result();
+}
+
+/**
+ * Starts the ordinary `turnWorkflow` of an opened turn as a child (what `executeChild` does before
+ * it waits). A parent cancelled in the same workflow task that opened the turn has the start
+ * dropped by Temporal, and nothing would ever end the turn: it would stay `running`, holding its
+ * reserve and its conversation. So when the start is cancelled, the turn is ended as cancelled
+ * (if no attempt claimed it; it consumed nothing). Runs recorded before this replay as they were.
+ */
+export async function startTurnChild(
+  turnId: string,
+  options: ChildWorkflowOptions & { args: Parameters<typeof turnWorkflow> },
+): Promise<ChildWorkflowHandle<typeof turnWorkflow>> {
+  try {
+    return await startChild<typeof turnWorkflow>('turnWorkflow', options);
+  } catch (err) {
+    if (isCancellation(err) && patched('end-unstarted-child-turn')) {
+      const { endUnstartedTurn } = proxyActivities<UnstartedTurnActivities>({
+        startToCloseTimeout: '30 seconds',
+        retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+        summary: summaries.endUnstartedTurn,
+      });
+      await CancellationScope.nonCancellable(() => endUnstartedTurn({ turnId }));
+    }
+    throw err;
+  }
 }

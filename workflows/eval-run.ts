@@ -2,20 +2,18 @@ import {
   type ActivityOptions,
   ActivityFailure,
   CancellationScope,
-  type ChildWorkflowHandle,
   ChildWorkflowFailure,
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
-  startChild,
 } from '@temporalio/workflow';
 import type { EvalRunActivities } from '../activities/eval-run';
 import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall } from '../domain/eval-runs';
 import { type TurnOutcome, turnWorkflowId } from '../domain/turn-run';
+import { startTurnChild } from './child-turn';
 import { recordOutcome } from './outcome-sink';
 import { AgentIdKey, ConversationIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';
 import { summaries } from './summaries';
-import type { turnWorkflow } from './turn';
 
 /** The most messages a case has (domain/evals.ts): a bound on each case's loop. */
 const MAX_CASE_MESSAGES = 20;
@@ -84,30 +82,21 @@ async function runCase(input: EvalRunInput, caseId: string): Promise<void> {
 }
 
 async function caseTurn(input: EvalRunInput, caseId: string, index: number, opened: { turnId: string; conversationId: string }): Promise<TurnOutcome> {
-  let child: ChildWorkflowHandle<typeof turnWorkflow>;
-  try {
-    child = await startChild<typeof turnWorkflow>('turnWorkflow', {
-      workflowId: turnWorkflowId(opened.turnId),
-      staticSummary: summaries.evalTurn(caseId, index + 1),
-      taskQueue: input.turnsQueue,
-      args: [{ turnId: opened.turnId, limits: input.limits }],
-      // The turn ends itself on every path: a cancelled run cancels it (and waits for its end); a
-      // terminated one leaves it to finish on its own.
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: [
-        { key: WorkspaceIdKey, value: input.workspaceId },
-        { key: AgentIdKey, value: input.agentId },
-        { key: ConversationIdKey, value: opened.conversationId },
-        { key: EvalRunIdKey, value: input.runId },
-      ],
-    });
-  } catch (err) {
-    // Cancelled before its workflow started: nothing will end the turn opened for it but us.
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() => act(opening, summaries.evalAbandon(caseId, index + 1)).endUnstartedEvalTurn({ turnId: opened.turnId }));
-    }
-    throw err;
-  }
+  const child = await startTurnChild(opened.turnId, {
+    workflowId: turnWorkflowId(opened.turnId),
+    staticSummary: summaries.evalTurn(caseId, index + 1),
+    taskQueue: input.turnsQueue,
+    args: [{ turnId: opened.turnId, limits: input.limits }],
+    // The turn ends itself on every path: a cancelled run cancels it (and waits for its end); a
+    // terminated one leaves it to finish on its own.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: WorkspaceIdKey, value: input.workspaceId },
+      { key: AgentIdKey, value: input.agentId },
+      { key: ConversationIdKey, value: opened.conversationId },
+      { key: EvalRunIdKey, value: input.runId },
+    ],
+  });
   try {
     return await child.result();
   } catch (err) {

@@ -1,10 +1,11 @@
-import { type ActivityOptions, ChildWorkflowFailure, executeChild, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
+import { type ActivityOptions, ChildWorkflowFailure, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
 import type { DelegationActivities } from '../activities/delegation';
 import type { ProjectTurnInput } from '../domain/project-runs';
 import { turnWorkflowId } from '../domain/turn-run';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from './search-attributes';
 import { summaries } from './summaries';
-import { runTurn, type turnWorkflow } from './turn';
+import { startTurnChild } from './child-turn';
+import { runTurn } from './turn';
 
 /**
  * A turn of a project conversation, answered by the project's manager: the ordinary turn loop
@@ -25,7 +26,7 @@ export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void
     if ('result' in started) return started.result;
     const { child } = started;
     try {
-      await executeChild<typeof turnWorkflow>('turnWorkflow', {
+      const member = await startTurnChild(child.turnId, {
         workflowId: turnWorkflowId(child.turnId),
         staticSummary: summaries.delegatedTurn(child.name),
         args: [{ turnId: child.turnId, limits: input.limits }],
@@ -40,6 +41,7 @@ export async function projectTurnWorkflow(input: ProjectTurnInput): Promise<void
           { key: ProjectIdKey, value: input.projectId },
         ],
       });
+      await member.result();
     } catch (err) {
       // A member's turn that was terminated or timed out: `finishDelegation` reports it as failed.
       if (!(err instanceof ChildWorkflowFailure)) throw err;

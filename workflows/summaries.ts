@@ -20,6 +20,8 @@ export const summaries = {
   delegatedTurn: (member: string) => `${member}'s turn (delegated)`,
   /** The turn a trigger run or a webhook request runs as a child workflow. */
   childTurn: (origin: 'trigger' | 'webhook') => `${origin} run's turn`,
+  /** A child turn whose start was cancelled: the activity that ends it (workflows/child-turn.ts). */
+  endUnstartedTurn: 'end the turn that never started',
   startTriggerRun: (kind: string, index: number) => `start ${kind} trigger ${index}`,
   deliverWebhook: 'deliver webhook result',
   deployCheck: (version: number) => `health check of version ${version}`,
@@ -30,7 +32,6 @@ export const summaries = {
   evalTurn: (caseId: string, message: number) => `eval case ${caseId}, message ${message}`,
   evalOpen: (caseId: string, message: number) => `open eval case ${caseId}, message ${message}`,
   evalGrade: (caseId: string) => `grade eval case ${caseId}`,
-  evalAbandon: (caseId: string, message: number) => `end the unstarted turn of eval case ${caseId}, message ${message}`,
   evalEnd: (status: string) => `end the eval run: ${status}`,
   evalGate: (version: number) => `eval gate of version ${version}`,
   evalGateRun: (purpose: string, version: number) => `evals of version ${version} (${purpose === 'deploy_candidate' ? 'candidate' : 'production'})`,
