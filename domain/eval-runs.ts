@@ -1,6 +1,6 @@
 /**
- * Evaluation runs (issue 36): what the API, the eval-run workflow and its activities share. Pure
- * declarations and zod schemas, so the workflow bundle may import the types.
+ * Evaluation runs (docs/evals.md): the API's schemas of runs, results, comparisons and the gate,
+ * and the pure rules on them. The workflow's own declarations are in eval-run-inputs.ts (no zod).
  *
  * A run replays a snapshot of the agent's cases against one version: each case is a new
  * conversation pinned to that version whose messages are asked as ordinary turns (child
@@ -10,10 +10,10 @@
  * failed) or `error` (a turn did not answer, or the case could not start: no credits…).
  */
 import { z } from 'zod';
-import type { TurnLimits } from './turn-run';
+import { evalCaseIdSchema } from './evals';
+import { versionId } from './publishing';
+import type { EvalToolCall } from './eval-run-inputs';
 
-/** How many cases of one run are in flight at once (each holds one running turn at a time). */
-export const EVAL_RUN_PARALLELISM = 4;
 /** Tool calls kept as a case's evidence; the checks see them all. */
 export const MAX_EVIDENCE_TOOL_CALLS = 50;
 /** A reply kept as evidence is cut to this many characters (the checks see all of it). */
@@ -21,19 +21,13 @@ export const MAX_EVIDENCE_REPLY_CHARS = 20_000;
 
 export const evalRunIdSchema = z.string().regex(/^evr_[0-9a-z]{1,60}$/, 'an eval run id (evr_…)');
 
-export const evalRunWorkflowId = (runId: string) => `eval-run-${runId}`;
-
-/** Why a run was made: by a builder (`manual`), or by `deployToProd`'s gate for the candidate or the production version. */
-export type EvalRunPurpose = 'manual' | 'deploy_candidate' | 'deploy_baseline';
-
-const toolCallEvidence = z
+const toolCallEvidence: z.ZodType<EvalToolCall> = z
   .object({
     tool: z.string().describe('The tool as events show it (`files.write`, an HTTP tool, `server.tool`).'),
     arguments: z.record(z.string(), z.unknown()).describe('The arguments the model called it with.'),
   })
   .strict()
   .meta({ id: 'EvalToolCall' });
-export type EvalToolCall = z.infer<typeof toolCallEvidence>;
 
 const checkOutcome = z
   .object({
@@ -98,9 +92,9 @@ export type EvalRunListItem = z.infer<typeof evalRunListItemSchema>;
 
 export const evalRunStartSchema = z
   .object({
-    versionId: z.string().describe('The version to evaluate (ver_…): any version of the agent, deployed or not.'),
+    versionId: versionId.describe('The version to evaluate (ver_…): any version of the agent, deployed or not.'),
     cases: z
-      .array(z.string().min(1).max(64))
+      .array(evalCaseIdSchema)
       .min(1)
       .max(200)
       .optional()
@@ -142,31 +136,6 @@ export const evalGateSchema = z
   .strict()
   .meta({ id: 'EvalGate' });
 export type EvalGate = z.infer<typeof evalGateSchema>;
-
-/** The eval-run workflow's input: the run's row exists (with its case snapshot) before it starts. */
-export interface EvalRunInput {
-  runId: string;
-  workspaceId: string;
-  agentId: string;
-  /** The snapshot's case ids, in order. */
-  caseIds: string[];
-  limits: TurnLimits;
-  /** The queue the cases' turns (child workflows) run on. */
-  turnsQueue: string;
-}
-
-/** What opening a case's next turn gives: the turn, the end of the case's messages, or why it could not start. */
-export type EvalTurnOpening = { turnId: string; conversationId: string } | { end: true } | { refused: string };
-
-/** What the workflow hands the grader about one case. */
-export interface EvalCaseTurns {
-  runId: string;
-  caseId: string;
-  turnIds: string[];
-  toolCalls: EvalToolCall[];
-  /** Set when the case could not start a turn (no credits, the agent gone). */
-  refused?: string;
-}
 
 /** Counts of a run's results. */
 export function summarize(cases: Pick<EvalCaseResult, 'status' | 'credits'>[]): z.infer<typeof summary> {

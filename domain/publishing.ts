@@ -9,7 +9,8 @@ import { z } from 'zod';
 export const VERSION_ID_HELP =
   'version ids (ver_…) are the versionId of an Agent (agent.versionId: the version its configuration is) or the id of an item of GET /v1/agents/:agentId/deployments (SDK: ws.agents.versions(agentId))';
 
-const versionId = z.string().regex(/^ver_[0-9a-z]{1,60}$/, `a version id (ver_…), not a version number or an agent id; ${VERSION_ID_HELP}`);
+/** A version id (`ver_…`), refused with a message that says where to find one. */
+export const versionId = z.string().regex(/^ver_[0-9a-z]{1,60}$/, `a version id (ver_…), not a version number or an agent id; ${VERSION_ID_HELP}`);
 
 /** The refusal of a teammate where only freelancers go, with how to make it one. */
 export function notPublishableMessage(agentId: string, what: string): string {

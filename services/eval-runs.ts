@@ -1,7 +1,8 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import { AppError } from '../domain/errors';
-import { compareRuns, type EvalComparison, type EvalGate, type EvalRun, type EvalRunListItem, evalRunWorkflowId } from '../domain/eval-runs';
+import { evalRunWorkflowId } from '../domain/eval-run-inputs';
+import { compareRuns, type EvalComparison, type EvalGate, type EvalRun, type EvalRunListItem } from '../domain/eval-runs';
 import { VERSION_ID_HELP } from '../domain/publishing';
 import type { TurnLimits } from '../domain/turn-run';
 import type { evalRunWorkflow } from '../workflows/eval-run';

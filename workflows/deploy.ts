@@ -1,7 +1,7 @@
 import { ApplicationFailure, type ActivityOptions, executeChild, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
 import type { EvalGateActivities } from '../activities/eval-gate';
-import { evalRunWorkflowId } from '../domain/eval-runs';
+import { evalRunWorkflowId } from '../domain/eval-run-inputs';
 import type { evalRunWorkflow } from './eval-run';
 import { recordOutcome } from './outcome-sink';
 import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';

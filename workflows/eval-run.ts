@@ -8,7 +8,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { EvalRunActivities } from '../activities/eval-run';
-import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall } from '../domain/eval-runs';
+import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall } from '../domain/eval-run-inputs';
 import { type TurnOutcome, turnWorkflowId } from '../domain/turn-run';
 import { startTurnChild } from './child-turn';
 import { recordOutcome } from './outcome-sink';

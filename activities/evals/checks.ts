@@ -1,7 +1,8 @@
 import { runInContext, createContext } from 'node:vm';
 import { Ajv2020 } from 'ajv/dist/2020';
 import type { EvalCheck } from '../../domain/evals';
-import type { EvalCheckOutcome, EvalToolCall } from '../../domain/eval-runs';
+import type { EvalToolCall } from '../../domain/eval-run-inputs';
+import type { EvalCheckOutcome } from '../../domain/eval-runs';
 
 /**
  * The checks an eval case makes on its result, except `judge` (a model call: judge.ts). Pure but

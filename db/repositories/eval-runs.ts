@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { EvalCase } from '../../domain/evals';
-import { type EvalCaseResult, type EvalRun, type EvalRunListItem, type EvalRunPurpose, summarize } from '../../domain/eval-runs';
+import type { EvalRunPurpose } from '../../domain/eval-run-inputs';
+import { type EvalCaseResult, type EvalRun, type EvalRunListItem, summarize } from '../../domain/eval-runs';
 import { randomToken } from '../../domain/ids';
 import type { Db } from '../connect';
 import { iso } from '../rows';

@@ -125,6 +125,10 @@ describe('eval runs and the eval gate', function () {
     const other = await ws.agents.create({ name: 'Other' });
     await expectFailure(agent.evals.run({ versionId: other.versionId }), 404, 'version_not_found');
     await expectFailure(ws.agent(other.id).evals.run({ versionId: other.versionId }), 409, 'no_eval_cases');
+    const notAVersion = await expectFailure(agent.evals.run({ versionId: agent.id }), 400, 'invalid_request');
+    assert.match(notAVersion.message, /^body\.versionId: a version id \(ver_…\), not a version number or an agent id/);
+    assert.match((await expectFailure(agent.evals.run({ versionId: v1, cases: ['Greets'] }), 400, 'invalid_request')).message, /^body\.cases\[0\]: a case id/);
+    assert.deepEqual(await agent.evalRuns.list(), [], 'nothing was started');
     const unknown = await expectFailure(agent.evals.run({ versionId: v1, cases: ['greets', 'nope'] }), 404, 'eval_case_not_found');
     assert.match(unknown.message, /nope/);
     const one = await agent.evals.run({ versionId: v1, cases: ['greets'] });

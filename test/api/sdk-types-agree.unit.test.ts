@@ -241,6 +241,7 @@ const serverOnly: Record<string, string> = {
   rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
   evalCaseIdSchema: 'the `:caseId` path parameter of put and remove',
   deployProdBodySchema: 'the body `{ versionId, skipEvals? }` deployToProd builds from its arguments',
+  versionId: 'the `versionId` field of the deploy and eval-run bodies (a string in the SDK)',
   evalRunIdSchema: 'the `:runId` path parameter of the eval-run calls',
   evalRunStartSchema: 'the body `{ versionId, cases? }` of agent.evals.run, sent as given',
 };
