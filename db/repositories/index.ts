@@ -1,6 +1,7 @@
 import type { Db } from '../connect';
 import { AgentsRepository } from './agents';
 import { AllowedOriginsRepository } from './allowed-origins';
+import { ApprovalsRepository } from './approvals';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
@@ -45,6 +46,7 @@ export function createRepositories(db: Db) {
     allowedOrigins: new AllowedOriginsRepository(db),
     evalCases: new EvalCasesRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
+    approvals: new ApprovalsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
