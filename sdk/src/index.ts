@@ -1,5 +1,6 @@
 export { type Agent, AgentHandle, type GetAgentOptions, type StartConversationOptions } from './agent.js';
 export { AgentsResource } from './agents.js';
+export { ApprovalHandle } from './approval.js';
 export { attachmentFromBytes } from './attachments.js';
 export {
   type AgentConversation,
@@ -25,6 +26,7 @@ export { readSSE, type SSEMessage } from './sse.js';
 export { Turn } from './turn.js';
 export type {
   AgentRecord,
+  Approvers,
   BuiltInToolName,
   Connection,
   CreateAgentFields,
@@ -67,6 +69,7 @@ export type {
   NotCalledToolCheck,
   NotContainsCheck,
 } from './types/eval.js';
+export type { Approval, ApprovalDecision, ApprovalStatus } from './types/approval.js';
 export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';

@@ -1,4 +1,5 @@
 import { AgentHandle } from './agent.js';
+import { ApprovalHandle } from './approval.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
 import { DomainsResource } from './domains.js';
@@ -54,6 +55,14 @@ export class WorkspaceClient {
    */
   endUser(endUserId: string): EndUserHandle {
     return new EndUserHandle(this.http, endUserId);
+  }
+
+  /**
+   * A handle to the approval `approvalId` (prefix `apr_`), as a turn's `approval` event names it:
+   * `get()`, `approve(note?)`, `deny(note?)`. Sends no request.
+   */
+  approval(approvalId: string): ApprovalHandle {
+    return new ApprovalHandle(this.http, approvalId);
   }
 
   /** A handle to the project `projectId`. Sends no request; the id is not checked until a call. */

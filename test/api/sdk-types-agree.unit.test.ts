@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
 import * as allowedOriginsDomain from '../../domain/allowed-origins';
+import * as approvalsDomain from '../../domain/approvals';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
@@ -103,6 +104,7 @@ const rows: Record<string, z.ZodType> = {
   McpServer: same<sdk.McpServer, Out<typeof agentDomain.mcpServerSchema>>(agentDomain.mcpServerSchema),
   HttpTool: same<sdk.HttpTool, Out<typeof agentDomain.httpToolSchema>>(agentDomain.httpToolSchema),
   HttpToolParam: same<sdk.HttpToolParam, Out<typeof agentDomain.httpToolParamSchema>>(agentDomain.httpToolParamSchema),
+  Approvers: same<sdk.Approvers, Out<typeof agentDomain.approversSchema>>(agentDomain.approversSchema),
   CreateAgentFields: same<sdk.CreateAgentFields, In<typeof agentDomain.createAgentSchema>>(agentDomain.createAgentSchema),
   UpdateAgentFields: same<sdk.UpdateAgentFields, In<typeof agentDomain.updateAgentSchema>>(agentDomain.updateAgentSchema),
 
@@ -153,6 +155,11 @@ const rows: Record<string, z.ZodType> = {
   TurnEvent: same<sdk.TurnEvent, Out<typeof turnEventsDomain.turnEventSchema>>(turnEventsDomain.turnEventSchema),
   Step: same<sdk.Step, Out<typeof turnEventsDomain.stepSchema>>(turnEventsDomain.stepSchema),
   StepKind: same<sdk.StepKind, Out<typeof turnEventsDomain.stepSchema.shape.kind>>(turnEventsDomain.stepSchema.shape.kind),
+
+  // Tool calls a person approves.
+  Approval: same<sdk.Approval, Out<typeof approvalsDomain.approvalSchema>>(approvalsDomain.approvalSchema),
+  ApprovalStatus: same<sdk.ApprovalStatus, Out<typeof approvalsDomain.approvalStatusSchema>>(approvalsDomain.approvalStatusSchema),
+  ApprovalDecision: same<sdk.ApprovalDecision, In<typeof approvalsDomain.approvalDecisionSchema>>(approvalsDomain.approvalDecisionSchema),
 
   // Credentials (see ConnectionWire for the one intended difference).
   SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),
@@ -227,11 +234,13 @@ const serverOnly: Record<string, string> = {
   setVisitorIdentitySchema: 'the body `{ mode }` setVisitorIdentity builds from its argument (its mode is compared as PublicIdentityMode)',
   rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
   evalCaseIdSchema: 'the `:caseId` path parameter of put and remove',
+  approvalIdParam: 'the `:approvalId` path parameter of `ws.approval(id)`',
 };
 
 const domainModules = {
   agent: agentDomain,
   'allowed-origins': allowedOriginsDomain,
+  approvals: approvalsDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,
