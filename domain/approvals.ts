@@ -40,6 +40,12 @@ export const approvalDecisionSchema = z
   .meta({ id: 'ApprovalDecision', description: 'Approve or deny a pending tool call. The first decision stands.' });
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
+/** The public route's body: the decision, and which visitor makes it (as the history route's `userId`). */
+export const publicApprovalDecisionSchema = approvalDecisionSchema
+  .extend({ userId: plainText(200).pipe(z.string().trim().min(1, 'must not be empty')) })
+  .strict()
+  .meta({ id: 'PublicApprovalDecision', description: "A visitor's decision on a tool call of their own conversation. The first decision stands." });
+
 export const approvalSchema = z
   .object({
     id: z.string().startsWith('apr_'),

@@ -235,6 +235,7 @@ const serverOnly: Record<string, string> = {
   rotateVisitorSecretSchema: 'the body `{ graceSeconds? }` rotateVisitorSecret builds from its options',
   evalCaseIdSchema: 'the `:caseId` path parameter of put and remove',
   approvalIdParam: 'the `:approvalId` path parameter of `ws.approval(id)`',
+  publicApprovalDecisionSchema: "a visitor's decision on the public route, sent by the hosted page and the embed, not by the SDK",
 };
 
 const domainModules = {

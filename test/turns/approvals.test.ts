@@ -1,31 +1,13 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Approval, Service, ServiceError, type Turn, type TurnEvent } from '../../sdk/src';
 import { kill, type Proc } from '../../harness/fault-stack';
 import { startOpenAIServer } from '../../harness/model-servers/openai-server';
 import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { freePort } from '../../infra/temporal-dev-server';
 import { startTestApi, type TestApi } from '../support/api';
+import { refundTool, startRefunds } from '../support/refunds';
 import { waitFor } from '../support/wait';
 import { isolatedConfig, isolatedEnv, spawnApi, spawnWorker } from '../support/workers';
-
-/** A refunds API the agent's HTTP tool calls: it records each refund it was asked for. */
-async function startRefunds(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      seen.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ refunded: true, receipt: 'R-1001' }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 type ApprovalEvent = Extract<TurnEvent, { type: 'approval' }>;
 const approvalsOf = (events: TurnEvent[]) => events.filter((e): e is ApprovalEvent => e.type === 'approval');
@@ -77,16 +59,7 @@ describe('tool calls a person approves', function () {
     const ws = new Service({ apiKey, baseURL });
     const agent = await ws.agents.create({
       name: 'Refunds',
-      httpTools: [
-        {
-          name: 'refund',
-          description: 'Refund an order',
-          method: 'POST',
-          url: `${refunds.url}/refunds`,
-          params: { orderId: { type: 'string', required: true }, amount: { type: 'number', required: true } },
-          approval: 'required',
-        },
-      ],
+      httpTools: [refundTool(refunds.url)],
       ...(approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs }),
     });
     return { ws, agent, apiKey, workspaceId: workspace.id, conversation: await agent.start() };
