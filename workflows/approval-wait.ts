@@ -8,7 +8,7 @@ import { summaries } from './summaries';
  * The patch behind which a turn waits for approvals: a history recorded before it never waits (its
  * tool calls ran at once), so it replays unchanged (docs/operations.md: Changing workflow code).
  */
-export const APPROVALS_PATCH = 'tool-approvals';
+const APPROVALS_PATCH = 'tool-approvals';
 
 /**
  * The turn's deadline clock: it does not run while a call waits for a person, so the deadline
