@@ -13,10 +13,13 @@ const APPROVALS_PATCH = 'tool-approvals';
 /**
  * The turn's deadline clock: it does not run while a call waits for a person, so the deadline
  * (`limits.turnTimeoutMs`) never cuts a wait short of the approval timeout, which bounds it instead.
+ * The turn may work `timeoutMs` in all; the deadline falls that long after the start plus every
+ * wait. Built when the deadline's timer starts (workflow time is the same within an activation).
  */
 export class DeadlineClock {
+  private readonly startedAt = Date.now();
   private waitingSince: number | undefined;
-  private owed = 0;
+  private paused = 0;
 
   pause(): void {
     this.waitingSince = Date.now();
@@ -24,21 +27,22 @@ export class DeadlineClock {
 
   resume(): void {
     if (this.waitingSince === undefined) return;
-    this.owed += Date.now() - this.waitingSince;
+    this.paused += Date.now() - this.waitingSince;
     this.waitingSince = undefined;
   }
 
   /**
-   * Called when the deadline's timer fires: returns once the time spent waiting has been made up
-   * too. A turn that never waited returns at once (and starts no timer), as before approvals existed.
+   * Called when the deadline's timer (of `timeoutMs`) fires: returns once the turn has worked
+   * `timeoutMs` outside its waits. A turn that never waited returns at once, starting no timer,
+   * as before approvals existed (so its recorded history replays).
    */
-  async overtime(): Promise<void> {
+  async overtime(timeoutMs: number): Promise<void> {
     for (;;) {
+      if (this.paused === 0 && this.waitingSince === undefined) return;
       if (this.waitingSince !== undefined) await condition(() => this.waitingSince === undefined);
-      const owed = this.owed;
-      if (owed <= 0) return;
-      this.owed = 0;
-      await sleep(owed, { summary: summaries.turnDeadline });
+      const left = this.startedAt + timeoutMs + this.paused - Date.now();
+      if (left <= 0) return;
+      await sleep(left, { summary: summaries.turnDeadline });
     }
   }
 }

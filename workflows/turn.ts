@@ -116,7 +116,7 @@ function runWithDeadline<T>(scope: CancellationScope, timeoutMs: number | undefi
     const timer = new CancellationScope();
     const deadline = async () => {
       await sleep(timeoutMs, { summary: summaries.turnDeadline });
-      await clock.overtime();
+      await clock.overtime(timeoutMs);
     };
     void timer.run(deadline).then(
       () => scope.cancel(),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type Approval, Service, ServiceError, type Turn, type TurnEvent } from '../../sdk/src';
 import { kill, type Proc } from '../../harness/fault-stack';
 import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
+import type { ModelServer, ScriptedResponse } from '../../harness/model-servers/scripted-server';
 import { freePort } from '../../infra/temporal-dev-server';
 import { startTestApi, type TestApi } from '../support/api';
 import { refundTool, startRefunds } from '../support/refunds';
@@ -66,8 +66,9 @@ describe('tool calls a person approves', function () {
   }
 
   /** Asks for a refund the model will try (then answers `reply`, when the turn gets there); resolves once the call waits. */
-  async function askRefund(conversation: { ask(text: string): Turn }, reply?: string) {
-    model.enqueue({ toolCalls: [{ name: 'refund', args: { orderId: 'A1', amount: 20 } }] }, ...(reply === undefined ? [] : [{ text: reply }]));
+  async function askRefund(conversation: { ask(text: string): Turn }, reply?: string | ScriptedResponse) {
+    const then = reply === undefined ? [] : [typeof reply === 'string' ? { text: reply } : reply];
+    model.enqueue({ toolCalls: [{ name: 'refund', args: { orderId: 'A1', amount: 20 } }] }, ...then);
     const turn = conversation.ask('Refund order A1, 20 EUR');
     const events: TurnEvent[] = [];
     const ended = (async () => {
@@ -154,6 +155,21 @@ describe('tool calls a person approves', function () {
     assert.match(toolResultsSent(model).at(-1) ?? '', /no decision within 10 s, so the call was denied/);
     const late = await ws.approval(pending.approvalId).approve().catch((e: unknown) => e);
     assert.ok(late instanceof ServiceError && late.code === 'approval_decided', String(late));
+  });
+
+  it('after a wait longer than the deadline, the deadline still ends the turn: it counts working time only', async () => {
+    const { conversation } = await refundAgent(api.baseURL);
+    const slow = { text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 400 }; // about 16 s
+    const { turn, events, ended } = await askRefund(conversation, slow);
+    await new Promise((r) => setTimeout(r, 10_000)); // the 8 s deadline passes while the call waits
+    const approvedAt = Date.now();
+    await turn.approve();
+    await ended;
+    const [end] = terminalsOf(events);
+    assert.ok(end?.type === 'error' && /time limit of 8 s/.test(end.message), JSON.stringify(end));
+    // Under a second of work before the wait: the rest of the 8 s after it, not the whole wait again.
+    const after = Date.now() - approvedAt;
+    assert.ok(after > 4000 && after < 9500, `ended ${after} ms after the approval`);
   });
 
   it('a cancel while it waits ends the turn once and closes the approval', async () => {
