@@ -28,6 +28,17 @@ export const approvalStatusSchema = z
   .describe('`pending` until decided; `expired`: no decision within the timeout (the call was denied); `cancelled`: the turn ended first.');
 export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
 
+/** `GET /v1/approvals`: the workspace's approvals, newest first, by status and turn. */
+export const listApprovalsQuerySchema = z
+  .object({
+    status: approvalStatusSchema.optional().describe('Only approvals in this status (`pending`: those waiting now).'),
+    turnId: z.string().min(1).max(100).optional().describe('Only the approvals of this turn.'),
+  })
+  .strict();
+
+/** The most approvals one list answers. */
+export const APPROVALS_LIST_LIMIT = 100;
+
 /** `:approvalId`: any short text, so that an unknown id answers 404 rather than 400. */
 export const approvalIdParam = z.object({ approvalId: z.string().min(1).max(100) });
 

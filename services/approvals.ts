@@ -2,7 +2,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import { type ApprovalRow, type ApprovalScope, toApproval } from '../db/repositories/approvals';
 import { APPROVAL_SIGNAL, type ApprovalSignal } from '../domain/approval-run';
-import type { Approval, ApprovalDecision } from '../domain/approvals';
+import { type Approval, type ApprovalDecision, type ApprovalStatus, APPROVALS_LIST_LIMIT } from '../domain/approvals';
 import { AppError } from '../domain/errors';
 import { turnWorkflowId } from '../domain/turn-run';
 
@@ -22,6 +22,11 @@ export class ApprovalsService {
     const row = await this.deps.repos.approvals.get({ approvalId, ...scope });
     if (!row) throw notFound();
     return toApproval(row);
+  }
+
+  /** The workspace's approvals, newest first (at most 100): what waits now, with `status: pending`. */
+  async list(workspaceId: string, filter: { status?: ApprovalStatus; turnId?: string }): Promise<Approval[]> {
+    return (await this.deps.repos.approvals.list({ workspaceId, ...filter, limit: APPROVALS_LIST_LIMIT })).map(toApproval);
   }
 
   /** Records the decision and wakes the turn; 409 `approval_decided` when one was recorded before. */

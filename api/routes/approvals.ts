@@ -1,10 +1,19 @@
-import { approvalDecisionSchema, approvalIdParam, approvalSchema } from '../../domain/approvals';
+import { approvalDecisionSchema, approvalIdParam, approvalSchema, listApprovalsQuerySchema } from '../../domain/approvals';
 import type { ApprovalsService } from '../../services/approvals';
 import { workspaceOf } from '../context';
-import type { ApiRouter } from '../routing';
+import { type ApiRouter, listOf, listSchema } from '../routing';
 
 /** Tool calls waiting for a decision (docs/approvals.md): `ws.approval(id)`, `turn.approve()/deny()` in the SDK. */
 export function approvalRoutes(r: ApiRouter, approvals: ApprovalsService): void {
+  r.add(
+    {
+      method: 'get', path: '/v1/approvals', operationId: 'listApprovals', tag: 'Conversations',
+      summary: "The workspace's approvals, newest first (at most 100): `?status=pending` for the calls waiting now, `?turnId=` for one turn's",
+      query: listApprovalsQuerySchema,
+      response: { status: 200, description: 'The approvals', schema: listSchema(approvalSchema, { id: 'ApprovalList' }) },
+    },
+    async (ctx, { query }) => listOf(await approvals.list(workspaceOf(ctx), query)),
+  );
   r.add(
     {
       method: 'get', path: '/v1/approvals/:approvalId', operationId: 'getApproval', tag: 'Conversations',

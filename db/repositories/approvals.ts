@@ -76,6 +76,14 @@ export class ApprovalsRepository {
     return this.db<ApprovalRow>('tool_approvals').where({ id: approvalId, ...scoped(scope) }).first();
   }
 
+  /** The workspace's approvals, newest first, at most `limit`, optionally by status and turn. */
+  async list({ workspaceId, status, turnId, limit }: { workspaceId: string; status?: ApprovalStatus; turnId?: string; limit: number }): Promise<ApprovalRow[]> {
+    const query = this.db<ApprovalRow>('tool_approvals').where({ workspace_id: workspaceId });
+    if (status) query.andWhere({ status });
+    if (turnId) query.andWhere({ turn_id: turnId });
+    return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+  }
+
   /** The first decision: the row as decided now, or undefined when it was no longer pending. */
   async decide({ approvalId, status, note, ...scope }: { approvalId: string; status: 'approved' | 'denied'; note: string | null } & ApprovalScope): Promise<ApprovalRow | undefined> {
     const [row] = await this.db('tool_approvals')

@@ -1,6 +1,7 @@
 export { type Agent, AgentHandle, type GetAgentOptions, type StartConversationOptions } from './agent.js';
 export { AgentsResource } from './agents.js';
 export { ApprovalHandle } from './approval.js';
+export { ApprovalsResource, type ListApprovalsOptions } from './approvals.js';
 export { attachmentFromBytes } from './attachments.js';
 export {
   type AgentConversation,

@@ -100,4 +100,11 @@ describe('SDK approvals: turn.approve()/deny() and ws.approval(id)', () => {
     assert.equal(error.status, 409);
     assert.deepEqual(server.received.map((r) => `${r.method} ${r.url}`), ['GET /v1/approvals/apr_1', 'POST /v1/approvals/apr_1']);
   });
+
+  it('ws.approvals.list() sends only the filters given and resolves to the data', async () => {
+    server.respond((_req, res) => json(res, 200, { data: [approval('pending')] }));
+    assert.deepEqual(await ws.approvals.list({ status: 'pending' }), [approval('pending')]);
+    await ws.approvals.list();
+    assert.deepEqual(server.received.map((r) => r.url), ['/v1/approvals?status=pending', '/v1/approvals']);
+  });
 });

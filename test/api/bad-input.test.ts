@@ -128,6 +128,7 @@ const cases: Case[] = [
   { name: 'a decision that is neither approve nor deny', method: 'POST', path: '/v1/approvals/apr_x', body: { decision: 'maybe' }, field: 'body.decision' },
   { name: 'a decision without a decision', method: 'POST', path: '/v1/approvals/apr_x', body: { note: 'fine' }, field: 'body.decision' },
   { name: 'a decision note with a control character', method: 'POST', path: '/v1/approvals/apr_x', body: { decision: 'deny', note: 'no\u0007' }, field: 'body.note' },
+  { name: 'listing approvals of an unknown status', method: 'GET', path: '/v1/approvals?status=waiting', field: 'query.status' },
   { name: 'reading an approval by an over-long id', method: 'GET', path: `/v1/approvals/${'a'.repeat(101)}`, field: 'path.approvalId' },
   // webhooks
   { name: 'rotating a webhook URL with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/rotate-url`, field: 'path.webhookId' },

@@ -160,6 +160,10 @@ const rows: Record<string, z.ZodType> = {
   Approval: same<sdk.Approval, Out<typeof approvalsDomain.approvalSchema>>(approvalsDomain.approvalSchema),
   ApprovalStatus: same<sdk.ApprovalStatus, Out<typeof approvalsDomain.approvalStatusSchema>>(approvalsDomain.approvalStatusSchema),
   ApprovalDecision: same<sdk.ApprovalDecision, In<typeof approvalsDomain.approvalDecisionSchema>>(approvalsDomain.approvalDecisionSchema),
+  // Options whose fields (all but `signal`, which is not sent) are the query.
+  ListApprovalsOptions: same<Omit<sdk.ListApprovalsOptions, 'signal'>, In<typeof approvalsDomain.listApprovalsQuerySchema>>(
+    approvalsDomain.listApprovalsQuerySchema,
+  ),
 
   // Credentials (see ConnectionWire for the one intended difference).
   SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),

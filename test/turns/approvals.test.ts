@@ -191,6 +191,9 @@ describe('tool calls a person approves', function () {
     const { ended, pending } = await askRefund(conversation, 'Refunded.');
     const { apiKey: otherKey } = await api.newWorkspace();
     const other = new Service({ apiKey: otherKey, baseURL: api.baseURL });
+    // What waits is listed for its workspace alone (a scheduled turn's wait has nobody on its stream).
+    assert.deepEqual((await ws.approvals.list({ status: 'pending' })).map((a) => a.id), [pending.approvalId]);
+    assert.deepEqual(await other.approvals.list(), []);
     for (const attempt of [() => other.approval(pending.approvalId).get(), () => other.approval(pending.approvalId).approve(), () => ws.approval('apr_unknown').get()]) {
       const e = await attempt().catch((err: unknown) => err);
       assert.ok(e instanceof ServiceError && e.status === 404 && e.code === 'approval_not_found', String(e));
