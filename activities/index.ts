@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
+import { createApprovalActivities } from './approvals';
 import { recordingAttempts } from './attempt-record';
 import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     // The long ones: if this worker dies mid-call, a live worker fails the attempt at once.
     modelStep: recordingAttempts(deps, turn.modelStep),
     runTool: recordingAttempts(deps, toolCall.runTool),
+    ...createApprovalActivities({ db: deps.db, repos: deps.repos, credentials: deps.deploy.credentials }),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
     ...createUnstartedTurnActivities({ db: deps.db, repos: deps.repos }),
     ...createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),

@@ -8,6 +8,7 @@ import type { AttachmentRef, ConversationRow, MessageRow } from '../db/repositor
 import type { TurnWithContext } from '../db/repositories/turns';
 import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
+import { needsApproval } from '../domain/approvals';
 import type { Project } from '../domain/project';
 import { TurnFailure } from '../domain/turn-run';
 import type { TurnErrorCode, TurnEvent } from '../domain/turn-events';
@@ -53,6 +54,8 @@ export interface ModelStepResult {
   toolCalls: ModelToolCall[];
   /** Each tool call's name as the turn's events show it (`files.write` for `files_write`): the workflow's activity summaries. */
   toolNames?: string[];
+  /** Which tool calls wait for a person's approval (docs/approvals.md); absent when none does. */
+  needsApproval?: boolean[];
   usage: ModelUsage;
 }
 
@@ -281,7 +284,9 @@ export function createTurnActivities(deps: TurnDeps) {
         await text.end();
         const usage = billedUsage(result.usage, meter, inputTokens);
         await deps.repos.stepUsage.final({ ...key, ...usage });
-        return { text: result.text, toolCalls: result.toolCalls, toolNames: result.toolCalls.map((c) => shownAs.get(c.name) ?? c.name), usage };
+        const toolNames = result.toolCalls.map((c) => shownAs.get(c.name) ?? c.name);
+        const waits = context.kind === 'agent' ? toolNames.map((name) => needsApproval(context.config, name)) : [];
+        return { text: result.text, toolCalls: result.toolCalls, toolNames, ...(waits.includes(true) ? { needsApproval: waits } : {}), usage };
       } catch (e) {
         text.abandon();
         // A request the provider refused or could not take consumed nothing; any other end

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import { classifyHost } from '../domain/publishing';
 import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
+import { ApprovalsService } from '../services/approvals';
 import { ConversationFilesService } from '../services/conversation-files';
 import { TriggerSchedules } from '../services/trigger-schedules';
 import { ConversationsService } from '../services/conversations';
@@ -42,6 +43,7 @@ import { requireApiKey } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
+import { approvalRoutes } from './routes/approvals';
 import { codecRoutes } from './routes/codec';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
@@ -165,6 +167,8 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
     opened: () => deps.metrics.streamOpened(),
   };
   conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation });
+  const approvals = new ApprovalsService({ repos: deps.repos, temporal: deps.temporal });
+  approvalRoutes(r, approvals);
   const oauth = new OAuthService({
     db: deps.db,
     repos: deps.repos,
@@ -206,6 +210,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   );
   publicRoutes(r, {
     chat: new PublicChatService({ repos: deps.repos, conversations }),
+    approvals,
     identity,
     limits,
     origins: new PublicOrigins({

@@ -23,6 +23,7 @@ import * as m020 from './migrations/020_version_role';
 import * as m021 from './migrations/021_version_role_default';
 import * as m022 from './migrations/022_eval_cases';
 import * as m023 from './migrations/023_eval_runs';
+import * as m024 from './migrations/024_tool_approvals';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['021_version_role_default', m021],
   ['022_eval_cases', m022],
   ['023_eval_runs', m023],
+  ['024_tool_approvals', m024],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

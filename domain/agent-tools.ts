@@ -10,6 +10,15 @@ const httpUrl = z
   .regex(/^https?:\/\/[^\s]+$/, 'an http:// or https:// URL');
 const timeoutMs = z.number().int().min(100).max(300_000);
 
+/**
+ * Whether a person must approve a call before it runs (docs/approvals.md). Absent is `none`, so
+ * configurations written before approvals existed read unchanged.
+ */
+const approvalSchema = z.enum(['required', 'none']).describe('`required`: each call waits for a person to approve it (docs/approvals.md); absent is `none`.');
+const mcpApprovalSchema = z
+  .union([approvalSchema, z.object({ tools: z.array(z.string().min(1).max(200)).min(1).max(limits.listItems) }).strict()])
+  .describe('`required` for every tool of the server, `none`, or `{ tools: [...] }`: only the tools named (their names on the server) wait for approval.');
+
 export const mcpServerSchema = z
   .object({
     name: identifier,
@@ -17,6 +26,7 @@ export const mcpServerSchema = z
     transport: z.enum(['http', 'sse']).optional(),
     headers: headersSchema.optional(),
     timeoutMs: timeoutMs.optional(),
+    approval: mcpApprovalSchema.optional(),
   })
   .strict()
   .meta({ id: 'McpServer' });
@@ -45,6 +55,7 @@ export const httpToolSchema = z
     params: z.record(identifier, httpToolParamSchema).optional(),
     secrets: z.array(identifier).max(limits.listItems).optional(),
     timeoutMs: timeoutMs.optional(),
+    approval: approvalSchema.optional(),
   })
   .strict()
   .superRefine((tool, ctx) => {

@@ -73,6 +73,21 @@ export const roleSchema = z.enum(['freelancer', 'teammate']).meta({
 });
 
 /**
+ * Who may decide a tool call that needs approval (docs/approvals.md): `workspace` (an API key) or
+ * `visitor` (also the visitor of the public conversation, on the hosted page and the embed). Absent
+ * is `workspace`, so versions written before approvals existed read unchanged.
+ */
+export const approversSchema = z.enum(['visitor', 'workspace']).describe('Who may approve or deny a tool call that needs approval: `workspace` (an API key; the default) or `visitor` (also the public conversation\'s visitor).');
+
+/** How long a tool call waits for its decision before it is denied; absent is `DEFAULT_APPROVAL_TIMEOUT_MS`. */
+const approvalTimeoutMsSchema = z
+  .number()
+  .int()
+  .min(10_000)
+  .max(7 * 24 * 3_600_000)
+  .describe('Milliseconds a tool call waits for a decision before it is denied: 10000 (10 s) to 604800000 (7 days); absent is 86400000 (24 hours).');
+
+/**
  * The list fields, without defaults. Kept apart because zod applies a `.default()` even under
  * `.optional()`: an update built from the defaulted forms would reset every list it omits to [].
  */
@@ -108,6 +123,8 @@ const agentConfigShape = {
   triggers: listFields.triggers.default([]),
   mcpServers: listFields.mcpServers.default([]),
   httpTools: listFields.httpTools.default([]),
+  approvals: approversSchema.optional(),
+  approvalTimeoutMs: approvalTimeoutMsSchema.optional(),
 };
 
 /** Cross-field rules of a whole configuration. */
@@ -177,6 +194,8 @@ export const updateAgentSchema = z
     triggers: listFields.triggers.optional(),
     mcpServers: listFields.mcpServers.optional(),
     httpTools: listFields.httpTools.optional(),
+    approvals: approversSchema.optional(),
+    approvalTimeoutMs: approvalTimeoutMsSchema.optional(),
   })
   .strict()
   .meta({
@@ -213,6 +232,8 @@ export const agentSchema = z
     triggers: z.array(triggerSchema),
     mcpServers: z.array(mcpServerSchema),
     httpTools: z.array(httpToolSchema),
+    approvals: approversSchema.optional(),
+    approvalTimeoutMs: approvalTimeoutMsSchema.optional(),
     version: z.number().int().min(1),
     versionId: z.string().startsWith('ver_').meta({
       description: 'The id of this version (`ver_…`): what `deployToTest`, `deployToProd` and `rollback` take.',

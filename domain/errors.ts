@@ -28,6 +28,14 @@ export const errorCodes = {
   file_not_found: { status: 404, doc: 'No such file or folder.' },
   invalid_parameters: { status: 400, doc: 'A conversation parameter is missing, undeclared, of the wrong type or not one of its choices.' },
   eval_case_not_found: { status: 404, doc: 'The agent has no evaluation case of that id.' },
+  approval_not_found: {
+    status: 404,
+    doc: "No such approval in this workspace — or, on the public route, none the visitor's own conversation may decide (the agent's `approvals` is not `visitor`).",
+  },
+  approval_decided: {
+    status: 409,
+    doc: 'The approval was decided before (or expired, or its turn ended): the first decision stands, and the message names it. `GET /v1/approvals/{approvalId}` reads it.',
+  },
   conversation_not_found: { status: 404, doc: 'No such conversation in this workspace.' },
   turn_not_found: { status: 404, doc: 'No such turn in this workspace.' },
   conversation_ended: { status: 409, doc: 'The conversation has ended; start a new one.' },

@@ -13,6 +13,7 @@ const idPrefixes = {
   testDeployment: 'dep',
   webhook: 'whk',
   domain: 'dom',
+  approval: 'apr',
 } as const;
 
 type IdKind = keyof typeof idPrefixes;

@@ -54,7 +54,7 @@ export const publicTokenPattern = /^agt_pk_[0-9a-z]{32}$/;
 /** Visible text a visitor sends: no control characters but tab and newlines. */
 // eslint-disable-next-line no-control-regex
 const controlChars = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const plainText = (max: number) =>
+export const plainText = (max: number) =>
   z
     .string()
     .max(max)

@@ -64,6 +64,18 @@ export const turnEventSchema = z
       .strict()
       .meta(event('FileEvent', 'The turn wrote a file.')),
     z
+      .object({
+        type: z.literal('approval'),
+        approvalId: z.string().describe('Decide it with `POST /v1/approvals/{approvalId}` (or, when `approver` is `visitor`, the public route).'),
+        tool: z.string().describe('The tool as `tool` events name it.'),
+        arguments: z.record(z.string(), z.unknown()).describe('The arguments the model gave, secret values masked.'),
+        approver: z.enum(['visitor', 'workspace']).describe('Who may decide: `workspace` (an API key) or `visitor` (also the public conversation\'s visitor).'),
+        status: z.enum(['pending', 'approved', 'denied', 'expired']).describe('`pending` when the call starts waiting; then once more with the outcome when the turn resumes.'),
+        note: z.string().optional().describe('The decision\'s note, on an `approved` or `denied` event.'),
+      })
+      .strict()
+      .meta(event('ApprovalEvent', 'A tool call waits for a person (`pending`), then how it was settled: `approved` (the call runs), `denied` or `expired` (the model is told it did not run).')),
+    z
       .object({ type: z.literal('done'), reply: z.string().describe('All the text of the turn, text streamed before a tool call included.') })
       .strict()
       .meta(event('DoneEvent', 'The last event of a turn that answered.')),

@@ -80,6 +80,11 @@ export class PublicChatService {
     return { data, runningTurnId: running?.id ?? null };
   }
 
+  /** The visitor's own conversation (on the served agent), if they have one: what their approvals are scoped to. */
+  async visitorConversationId(served: ServedAgent, visitor: SessionVisitor): Promise<string | undefined> {
+    return (await this.deps.repos.conversations.findSession({ key: sessionKey(served), visitor }))?.id;
+  }
+
   /** A turn of the visitor's own conversation, for resuming; anything else is turn_not_found. */
   async visitorTurn(served: ServedAgent, visitor: SessionVisitor, turnId: string): Promise<string> {
     const conversation = await this.deps.repos.conversations.findSession({ key: sessionKey(served), visitor });

@@ -12,7 +12,11 @@ export const summaries = {
   tool: (shownName: string) => `tool ${shownName}`,
   /** The local activity that writes the turn's terminal event (a marker in the history). */
   turnEnd: (event: 'done' | 'error') => `end the turn: ${event}`,
-  /** The timer that ends a turn at `limits.turnTimeoutMs`. */
+  /** A call that needs a person's approval: recording it, the timer of its wait, reading the decision. */
+  approvalRequest: (shownName: string) => `ask approval for ${shownName}`,
+  approvalWait: (shownName: string) => `wait for approval of ${shownName}`,
+  approvalSettle: (shownName: string) => `approval of ${shownName} settled`,
+  /** The timer that ends a turn at `limits.turnTimeoutMs` (and its make-up for time spent waiting for approvals). */
   turnDeadline: 'turn deadline',
   /** A manager's delegation: its bookkeeping activities (by agent id, then name) and the member's turn (a child workflow). */
   delegate: (member: string) => `delegate to ${member}`,

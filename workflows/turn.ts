@@ -1,9 +1,11 @@
 import { ActivityFailure, ApplicationFailure, type ActivityOptions, CancellationScope, isCancellation, log, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import type { ApprovalActivities } from '../activities/approvals';
 import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call';
 import type { TurnActivities } from '../activities/turn';
 import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
 import type { TurnErrorCode } from '../domain/turn-events';
 import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput, type TurnOutcome, TURN_OUTCOME_MAX_CALLS, turnOutcomeCall } from '../domain/turn-run';
+import { approvalWaits, DeadlineClock } from './approval-wait';
 import { summaries } from './summaries';
 
 /**
@@ -33,7 +35,11 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
  * the scope too. Either way the in-flight activity (or delegated child turn) is cancelled and the
  * turn is ended — in a non-cancellable scope — with one `error` event, debiting what it consumed.
  * A turn stopped for its credits before a step keeps the text of the steps it finished.
- * Its result says how it ended and which tools it called (what an eval run's checks read).
+ * Its result says how it ended and which tools the model called (what an eval run's checks read).
+ *
+ * A tool call that needs a person's approval waits in the loop (approval-wait.ts): no activity
+ * runs meanwhile, and the deadline's clock stops until the wait ends, so only the approval timeout
+ * bounds it. A cancel cancels the wait like any step.
  */
 export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCall): Promise<TurnOutcome> {
   const modelOptions: ActivityOptions = {
@@ -58,13 +64,15 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
     });
   // The end of a turn is written whatever happens to the loop.
   const settle = (end: () => Promise<void>) => CancellationScope.nonCancellable(end);
+  const clock = new DeadlineClock();
+  const approvals = approvalWaits((summary) => proxyLocalActivities<ApprovalActivities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' }, summary }), () => clock);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const workflowScope = CancellationScope.current();
   const loop = new CancellationScope({ cancellable: true });
   let reply = '';
   const called: TurnOutcome['toolCalls'] = [];
   try {
-    const outcome = await runWithDeadline(loop, limits.turnTimeoutMs, async () => {
+    const outcome = await runWithDeadline(loop, limits.turnTimeoutMs, clock, async () => {
       const transcript: TranscriptItem[] = [];
       for (let step = 1; step <= limits.maxSteps; step++) {
         const result = await model(step).modelStep({ turnId, step, transcript });
@@ -76,8 +84,10 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
         for (const [i, call] of result.toolCalls.entries()) {
           // Results recorded before `toolNames` existed lack it: the model's name will do there.
           const shownName = result.toolNames?.[i] ?? call.name;
+          // What the model called, run or not: a call a person denied was still the model's choice.
           if (called.length < TURN_OUTCOME_MAX_CALLS) called.push(turnOutcomeCall(shownName, call.args));
-          const outcome = await runCall(call, shownName);
+          const settled = approvals.applies(result.needsApproval?.[i]) ? await approvals.wait(turnId, call, shownName) : { status: 'approved' as const };
+          const outcome = settled.status === 'approved' ? await runCall(call, shownName) : { ok: false, content: settled.content };
           transcript.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: !outcome.ok });
         }
         // The transcript is the next step's input: it must stay under Temporal's payload limit.
@@ -105,13 +115,18 @@ export async function runTurn({ turnId, limits }: TurnInput, runCall: RunToolCal
  * Runs `fn` in `scope`, cancelling the scope when `timeoutMs` passes: what a scope's own `timeout`
  * option does (a timer started in a child scope before `fn` runs, cancelled when `fn` ends), but
  * with the timer named "turn deadline" in the Temporal UI, which that option cannot do. The same
- * commands in the same order, so runs started before this change replay unchanged.
+ * commands in the same order, so runs started before this change replay unchanged. Time the
+ * `clock` spent paused (waiting for approvals) is added on when the timer fires.
  */
-function runWithDeadline<T>(scope: CancellationScope, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+function runWithDeadline<T>(scope: CancellationScope, timeoutMs: number | undefined, clock: DeadlineClock, fn: () => Promise<T>): Promise<T> {
   return scope.run(async () => {
     if (!timeoutMs) return fn();
     const timer = new CancellationScope();
-    void timer.run(() => sleep(timeoutMs, { summary: summaries.turnDeadline })).then(
+    const deadline = async () => {
+      await sleep(timeoutMs, { summary: summaries.turnDeadline });
+      await clock.overtime(timeoutMs);
+    };
+    void timer.run(deadline).then(
       () => scope.cancel(),
       () => undefined, // the loop ended (or was cancelled) first
     );

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ServedAgent } from '../../db/repositories/deployments';
 import { messageSchema } from '../../domain/conversation';
 import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema, VISITOR_TOKEN_HEADER, visitorTokenSchema } from '../../domain/publishing';
+import type { ApprovalsService } from '../../services/approvals';
 import type { PublicChatService } from '../../services/public-chat';
 import type { SessionIdentity, VisitorIdentityService } from '../../services/visitor-identity';
 import type { ApiContext } from '../context';
@@ -13,6 +14,7 @@ import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../
 import type { TurnsRepository } from '../../db/repositories/turns';
 import { AppError } from '../../domain/errors';
 import { turnEventSchema } from '../../domain/turn-events';
+import { approvalIdParam, approvalSchema, publicApprovalDecisionSchema } from '../../domain/approvals';
 
 const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
 const tokenParam = z.object({ token: z.string().min(1).max(200) });
@@ -28,6 +30,7 @@ const historySchema = listSchema(
 
 interface PublicRouteDeps {
   chat: PublicChatService;
+  approvals: ApprovalsService;
   identity: VisitorIdentityService;
   limits: Pick<Limits, 'publicChat' | 'failures'>;
   origins: PublicOrigins;
@@ -69,7 +72,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     return agent;
   };
   const publicAuth = ['missing_public_token', 'invalid_public_token', 'origin_not_allowed', 'rate_limited', 'invalid_visitor_token', 'visitor_token_required'] as const;
-  /** The visitor of a history or resume request: `?userId=`, verified by the `X-Visitor-Token` header when sent. */
+  /** The visitor of a history, resume or decision request: its `userId`, verified by the `X-Visitor-Token` header when sent. */
   const queryVisitor = (ctx: ApiContext, agent: ServedAgent, userId: string): Promise<SessionIdentity> => {
     const header = ctx.get(VISITOR_TOKEN_HEADER);
     const token = header === '' ? undefined : visitorTokenSchema.safeParse(header);
@@ -137,6 +140,23 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
     async (ctx, { query }) => {
       const agent = await served(ctx);
       return chat.history(agent, await queryVisitor(ctx, agent, query.userId));
+    },
+  );
+  r.add(
+    {
+      method: 'post', path: '/v1/public/approvals/:approvalId', operationId: 'publicDecideApproval', tag: 'Public', auth: 'none',
+      summary: "The visitor approves or denies a tool call of their own conversation (`userId`, and `X-Visitor-Token` for a verified one); only when the agent's `approvals` is `visitor`",
+      params: approvalIdParam, body: publicApprovalDecisionSchema, limit: 'public-reads',
+      response: { status: 200, description: 'The approval as decided', schema: approvalSchema },
+      errors: [...publicAuth, 'approval_not_found', 'approval_decided', 'temporal_unavailable'],
+    },
+    async (ctx, { params, body: { userId, ...decision } }) => {
+      const agent = await served(ctx);
+      // Scoped to the visitor's own conversation and to approvals its agent lets visitors decide:
+      // anything else (another visitor's, an id typed in, `approvals: workspace`) is not found.
+      const conversationId = await chat.visitorConversationId(agent, await queryVisitor(ctx, agent, userId));
+      if (conversationId === undefined) throw new AppError('approval_not_found', 'no such approval in this visitor\'s conversation');
+      return deps.approvals.decide({ visitorConversationId: conversationId }, params.approvalId, decision);
     },
   );
   r.add(

@@ -1,6 +1,7 @@
 import type { Db } from '../connect';
 import { AgentsRepository } from './agents';
 import { AllowedOriginsRepository } from './allowed-origins';
+import { ApprovalsRepository } from './approvals';
 import { ApiKeysRepository } from './api-keys';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
@@ -47,6 +48,7 @@ export function createRepositories(db: Db) {
     evalCases: new EvalCasesRepository(db),
     evalRuns: new EvalRunsRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
+    approvals: new ApprovalsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

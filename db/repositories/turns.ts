@@ -279,8 +279,8 @@ export class TurnsRepository {
     trx: Knex.Transaction,
   ): Promise<boolean> {
     // One statement: end the running turn (its row stays locked to the transaction's end), append
-    // the terminal event under the next seq and NOTIFY, as `append` does — or nothing at all when
-    // the turn had already ended.
+    // the terminal event under the next seq, close its pending approvals (docs/approvals.md) and
+    // NOTIFY, as `append` does — or nothing at all when the turn had already ended.
     const result = await trx.raw(
       `with t as (
          update turns set last_seq = last_seq + 1, status = ?, finished_at = now(), usage = ?::jsonb, cost = ?
@@ -289,7 +289,10 @@ export class TurnsRepository {
        ins as (
          insert into turn_events (turn_id, seq, type, data, step)
          select ?, t.last_seq, ?::jsonb->>'type', ?::jsonb, null from t
-         returning seq, type, data)
+         returning seq, type, data),
+       closed as (
+         update tool_approvals set status = 'cancelled', decided_at = now()
+          where turn_id = ? and status = 'pending' and exists (select 1 from t))
        select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
       [
         input.status,
@@ -299,6 +302,7 @@ export class TurnsRepository {
         input.turnId,
         JSON.stringify(input.terminal),
         JSON.stringify(input.terminal),
+        input.turnId,
         TURN_EVENTS_CHANNEL,
         input.turnId,
       ],

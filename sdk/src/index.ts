@@ -1,5 +1,7 @@
 export { type Agent, AgentHandle, type GetAgentOptions, type StartConversationOptions } from './agent.js';
 export { AgentsResource } from './agents.js';
+export { ApprovalHandle } from './approval.js';
+export { ApprovalsResource, type ListApprovalsOptions } from './approvals.js';
 export { attachmentFromBytes } from './attachments.js';
 export {
   type AgentConversation,
@@ -26,6 +28,7 @@ export { readSSE, type SSEMessage } from './sse.js';
 export { Turn } from './turn.js';
 export type {
   AgentRecord,
+  Approvers,
   BuiltInToolName,
   Connection,
   CreateAgentFields,
@@ -77,6 +80,7 @@ export type {
   NotCalledToolCheck,
   NotContainsCheck,
 } from './types/eval.js';
+export type { Approval, ApprovalDecision, ApprovalStatus } from './types/approval.js';
 export type { FileEntry } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';

@@ -14,6 +14,13 @@ const shapes: Record<TurnEvent['type'], (event: Fields) => boolean> = {
   tool: (e) => isString(e.name) && (e.state === 'start' || e.state === 'end') && (e.ok === undefined || typeof e.ok === 'boolean'),
   text: (e) => isString(e.text) && (e.reset === undefined || e.reset === true),
   file: (e) => isString(e.path),
+  approval: (e) =>
+    isString(e.approvalId) &&
+    isString(e.tool) &&
+    typeof e.arguments === 'object' &&
+    e.arguments !== null &&
+    (e.approver === 'visitor' || e.approver === 'workspace') &&
+    ['pending', 'approved', 'denied', 'expired'].includes(e.status as string),
   done: (e) => isString(e.reply),
   error: (e) => isString(e.message) && typeof e.retryable === 'boolean',
 };

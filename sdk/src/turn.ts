@@ -1,3 +1,4 @@
+import { ApprovalHandle } from './approval.js';
 import { ServiceError, withTurnId } from './errors.js';
 import type { HttpClient } from './http.js';
 import { segment } from './paths.js';
@@ -6,6 +7,7 @@ import { aborted, invalidResponse, toServiceError, turnFailed } from './turn-err
 import { parseEvent } from './turn-parse.js';
 import { follow, type ResumableStream } from './turn-resume.js';
 import type { CallOptions } from './options.js';
+import type { Approval } from './types/approval.js';
 import type { Attachment, TurnState } from './types/conversation.js';
 import type { TurnEvent } from './types/turn-event.js';
 
@@ -96,6 +98,10 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   #lastSeq: number | undefined;
   /** Events received so far, duplicates and unknown types excluded. */
   #received = 0;
+  /** The approval the turn waits on (its last `approval` event, while `pending`). */
+  #pendingApproval: string | undefined;
+  /** Callers of `approve`/`deny` waiting for an approval to be pending, or the turn to end. */
+  #approvalWaiters: Array<() => void> = [];
   /** Resolves once the turn's id is known, or the turn ended without one (refused). */
   readonly #idKnown: Promise<void>;
   #markIdKnown: () => void = () => undefined;
@@ -145,6 +151,47 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
     // Refused before it started (it has no id): that refusal is the answer.
     if (this.#turnId === undefined) return this.#result.then(() => Promise.reject(new Error('the turn ended without an id')));
     return this.#http.request<TurnState>('POST', `/v1/turns/${segment(this.#turnId, 'turn id')}/cancel`, { signal: options.signal, expect: 'object' });
+  }
+
+  /**
+   * Approves the tool call the turn waits on (`POST /v1/approvals/:approvalId` for its `approval`
+   * event with status `pending`): the call runs and the turn goes on. If no call waits yet, waits
+   * for one to (reading the turn's events, as awaiting it does); rejects with 404
+   * `approval_not_found` when the turn ends without one, and 409 `approval_decided` when someone
+   * decided it first. Resolves to the approval as decided.
+   */
+  async approve(note?: string, options: CallOptions = {}): Promise<Approval> {
+    return (await this.#waitingApproval(options.signal)).approve(note, options);
+  }
+
+  /** Denies the tool call the turn waits on, as `approve` finds it: the model is told it was not run (with `note`). */
+  async deny(note?: string, options: CallOptions = {}): Promise<Approval> {
+    return (await this.#waitingApproval(options.signal)).deny(note, options);
+  }
+
+  async #waitingApproval(signal: AbortSignal | undefined): Promise<ApprovalHandle> {
+    this.#start();
+    for (;;) {
+      if (signal?.aborted) throw aborted(signal);
+      if (this.#pendingApproval !== undefined) return new ApprovalHandle(this.#http, this.#pendingApproval);
+      if (this.#settled) throw new ServiceError({ code: 'approval_not_found', status: 404, message: 'the turn ended with no tool call waiting for approval' });
+      await new Promise<void>((resolve) => {
+        this.#approvalWaiters.push(resolve);
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+  }
+
+  #noteApproval(event: Extract<TurnEvent, { type: 'approval' }>): void {
+    if (event.status === 'pending') this.#pendingApproval = event.approvalId;
+    else if (this.#pendingApproval === event.approvalId) this.#pendingApproval = undefined;
+    this.#wakeApprovalWaiters();
+  }
+
+  #wakeApprovalWaiters(): void {
+    const waiters = this.#approvalWaiters;
+    this.#approvalWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Resolves to the reply; rejects with a `ServiceError` (see the class description). */
@@ -236,6 +283,8 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
   #settle(event: TerminalEvent, error?: ServiceError): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#pendingApproval = undefined;
+    this.#wakeApprovalWaiters();
     this.#markIdKnown();
     this.#push(event);
     if (event.type === 'done') this.#resolve(event.reply);
@@ -309,6 +358,7 @@ export class Turn implements PromiseLike<string>, AsyncIterable<TurnEvent> {
       if (event === undefined) continue; // a type this SDK does not know: skipped
       this.#received++;
       if (event.type === 'start') this.#setId(event.turnId);
+      if (event.type === 'approval') this.#noteApproval(event);
       if (event.type === 'done' || event.type === 'error') {
         this.#settle(event);
         return true;

@@ -1,4 +1,6 @@
 import { AgentHandle } from './agent.js';
+import { ApprovalHandle } from './approval.js';
+import { ApprovalsResource } from './approvals.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
 import { DomainsResource } from './domains.js';
@@ -22,12 +24,15 @@ export class WorkspaceClient {
   readonly projects: ProjectsResource;
   /** Custom domains of deployed agents, with managed certificates: `add`, `list`, `get`, `remove`. */
   readonly domains: DomainsResource;
+  /** Tool calls waiting for (or settled by) a person's decision: `list({ status?, turnId? })`; one by id: `ws.approval(id)`. */
+  readonly approvals: ApprovalsResource;
 
   /** @internal Built by `Service`; not part of the public API. */
   constructor(protected readonly http: HttpClient) {
     this.agents = new AgentsResource(http);
     this.projects = new ProjectsResource(http);
     this.domains = new DomainsResource(http);
+    this.approvals = new ApprovalsResource(http);
   }
 
   /** Reads the workspace record (`GET /v1/workspace`). */
@@ -54,6 +59,14 @@ export class WorkspaceClient {
    */
   endUser(endUserId: string): EndUserHandle {
     return new EndUserHandle(this.http, endUserId);
+  }
+
+  /**
+   * A handle to the approval `approvalId` (prefix `apr_`), as a turn's `approval` event names it:
+   * `get()`, `approve(note?)`, `deny(note?)`. Sends no request.
+   */
+  approval(approvalId: string): ApprovalHandle {
+    return new ApprovalHandle(this.http, approvalId);
   }
 
   /** A handle to the project `projectId`. Sends no request; the id is not checked until a call. */

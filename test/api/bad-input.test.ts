@@ -113,6 +113,23 @@ const cases: Case[] = [
   { name: 'eval case with an unknown field', method: 'PUT', path: '/v1/agents/{agent}/evals/c1', body: evalCase({ expected: 'x' }), field: 'body.expected' },
   { name: 'eval case id with upper case', method: 'PUT', path: '/v1/agents/{agent}/evals/Case1', body: evalCase({}), field: 'path.caseId' },
   { name: 'deleting an eval case by an over-long id', method: 'DELETE', path: `/v1/agents/{agent}/evals/${'c'.repeat(65)}`, field: 'path.caseId' },
+  // tool calls a person approves
+  { name: 'HTTP tool with an unknown approval', method: 'POST', path: agentPath, body: a({ httpTools: [httpTool({ approval: 'sometimes' })] }), field: 'body.httpTools[0].approval' },
+  {
+    name: 'MCP server approving an empty tool list',
+    method: 'POST',
+    path: agentPath,
+    body: a({ mcpServers: [{ name: 'crm', url: 'https://mcp.example.com', approval: { tools: [] } }] }),
+    field: 'body.mcpServers[0].approval.tools',
+  },
+  { name: 'approvals by an unknown approver', method: 'PATCH', path: '/v1/agents/{agent}', body: { approvals: 'everyone' }, field: 'body.approvals' },
+  { name: 'approval timeout under 10 s', method: 'PATCH', path: '/v1/agents/{agent}', body: { approvalTimeoutMs: 5000 }, field: 'body.approvalTimeoutMs' },
+  { name: 'approval timeout over 7 days', method: 'POST', path: agentPath, body: a({ approvalTimeoutMs: 8 * 86_400_000 }), field: 'body.approvalTimeoutMs' },
+  { name: 'a decision that is neither approve nor deny', method: 'POST', path: '/v1/approvals/apr_x', body: { decision: 'maybe' }, field: 'body.decision' },
+  { name: 'a decision without a decision', method: 'POST', path: '/v1/approvals/apr_x', body: { note: 'fine' }, field: 'body.decision' },
+  { name: 'a decision note with a control character', method: 'POST', path: '/v1/approvals/apr_x', body: { decision: 'deny', note: 'no\u0007' }, field: 'body.note' },
+  { name: 'listing approvals of an unknown status', method: 'GET', path: '/v1/approvals?status=waiting', field: 'query.status' },
+  { name: 'reading an approval by an over-long id', method: 'GET', path: `/v1/approvals/${'a'.repeat(101)}`, field: 'path.approvalId' },
   // webhooks
   { name: 'rotating a webhook URL with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/rotate-url`, field: 'path.webhookId' },
   { name: 'minting a signing secret with an over-long webhook id', method: 'POST', path: `/v1/agents/{agent}/webhooks/${'w'.repeat(101)}/signing-secret`, field: 'path.webhookId' },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
 import * as allowedOriginsDomain from '../../domain/allowed-origins';
+import * as approvalsDomain from '../../domain/approvals';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
@@ -104,6 +105,7 @@ const rows: Record<string, z.ZodType> = {
   McpServer: same<sdk.McpServer, Out<typeof agentDomain.mcpServerSchema>>(agentDomain.mcpServerSchema),
   HttpTool: same<sdk.HttpTool, Out<typeof agentDomain.httpToolSchema>>(agentDomain.httpToolSchema),
   HttpToolParam: same<sdk.HttpToolParam, Out<typeof agentDomain.httpToolParamSchema>>(agentDomain.httpToolParamSchema),
+  Approvers: same<sdk.Approvers, Out<typeof agentDomain.approversSchema>>(agentDomain.approversSchema),
   CreateAgentFields: same<sdk.CreateAgentFields, In<typeof agentDomain.createAgentSchema>>(agentDomain.createAgentSchema),
   UpdateAgentFields: same<sdk.UpdateAgentFields, In<typeof agentDomain.updateAgentSchema>>(agentDomain.updateAgentSchema),
 
@@ -154,6 +156,15 @@ const rows: Record<string, z.ZodType> = {
   TurnEvent: same<sdk.TurnEvent, Out<typeof turnEventsDomain.turnEventSchema>>(turnEventsDomain.turnEventSchema),
   Step: same<sdk.Step, Out<typeof turnEventsDomain.stepSchema>>(turnEventsDomain.stepSchema),
   StepKind: same<sdk.StepKind, Out<typeof turnEventsDomain.stepSchema.shape.kind>>(turnEventsDomain.stepSchema.shape.kind),
+
+  // Tool calls a person approves.
+  Approval: same<sdk.Approval, Out<typeof approvalsDomain.approvalSchema>>(approvalsDomain.approvalSchema),
+  ApprovalStatus: same<sdk.ApprovalStatus, Out<typeof approvalsDomain.approvalStatusSchema>>(approvalsDomain.approvalStatusSchema),
+  ApprovalDecision: same<sdk.ApprovalDecision, In<typeof approvalsDomain.approvalDecisionSchema>>(approvalsDomain.approvalDecisionSchema),
+  // Options whose fields (all but `signal`, which is not sent) are the query.
+  ListApprovalsOptions: same<Omit<sdk.ListApprovalsOptions, 'signal'>, In<typeof approvalsDomain.listApprovalsQuerySchema>>(
+    approvalsDomain.listApprovalsQuerySchema,
+  ),
 
   // Credentials (see ConnectionWire for the one intended difference).
   SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),
@@ -244,11 +255,14 @@ const serverOnly: Record<string, string> = {
   versionId: 'the `versionId` field of the deploy and eval-run bodies (a string in the SDK)',
   evalRunIdSchema: 'the `:runId` path parameter of the eval-run calls',
   evalRunStartSchema: 'the body `{ versionId, cases? }` of agent.evals.run, sent as given',
+  approvalIdParam: 'the `:approvalId` path parameter of `ws.approval(id)`',
+  publicApprovalDecisionSchema: "a visitor's decision on the public route, sent by the hosted page and the embed, not by the SDK",
 };
 
 const domainModules = {
   agent: agentDomain,
   'allowed-origins': allowedOriginsDomain,
+  approvals: approvalsDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,

@@ -94,7 +94,7 @@ describe('API docs page (/docs) in a real browser', function () {
     // The schema's type selector offers every event type; picking `tool` shows its fields.
     const picker = section.locator('.dropdown-select, select').first();
     const options = await picker.locator('option').allInnerTexts();
-    assert.deepEqual(options, ['start', 'progress', 'tool', 'text', 'file', 'done', 'error']);
+    assert.deepEqual(options, ['start', 'progress', 'tool', 'text', 'file', 'approval', 'done', 'error']);
     await picker.selectOption('tool');
     const fields = await section.innerText();
     for (const field of ['name', 'state', 'ok']) assert.match(fields, new RegExp(`^${field}\\s*$`, 'm'), `the tool event's ${field}`);

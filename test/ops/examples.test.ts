@@ -74,6 +74,11 @@ describe('examples/ run against the service', function () {
     ['quick-start', [], [/You said: Hello! What can you do\?/, /reply: \(offline model\) You said: Thanks, bye\./, /messages stored: 4/]],
     ['http-tool-with-secret', [], [/tool lookup_order: end \(ok: true\)/, /shipped/, /token visible in reply: false/]],
     ['mcp-server', [], [/tool everything\.echo: end \(ok: true\)/, /hello from MCP/]],
+    [
+      'refund-approval',
+      [],
+      [/waiting for approval: refund \{"order":"42","amount":20\}/, /approval approved \(checked the order\)/, /tool refund: end \(ok: true\)/, /approval denied \(over the chat refund limit\)/, /refund \(error\): The tool was not run: a person denied this call\. Their note: over the chat refund limit/],
+    ],
     ['scheduled-agent', [], [/waiting for two runs/, /(You said: Status report, please\.[\s\S]*){2}/]],
     ['project-two-members', [], [/task: .*Writer.*\[done\]/, /task: .*Reviewer.*\[done\]/, /project files: .*notes\.md/]],
     ['embed-page', ['--check'], [/page has the tag: true; v1\.js: 200; public agent: 200/]],
@@ -90,6 +95,8 @@ describe('examples/ run against the service', function () {
       assert.equal(code, 0, out);
       for (const pattern of expect) assert.match(out, pattern, out);
       if (name === 'http-tool-with-secret') assert.ok(echoed.some((line) => line.includes('/orders/42 Bearer example-token-123')), echoed.join('\n'));
+      // The approved refund was posted once; the denied one never.
+      if (name === 'refund-approval') assert.deepEqual(echoed.filter((line) => line.startsWith('POST /refunds')).length, 1, echoed.join('\n'));
     });
   }
 });

@@ -51,6 +51,18 @@ export class PublicApi {
     return this.request(path, { signal, headers });
   }
 
+  /** The visitor's decision on a tool call of their conversation; resolves to the status that stands. */
+  async decide(approvalId: string, visitor: Visitor, decision: 'approve' | 'deny', signal: AbortSignal): Promise<string> {
+    const res = await this.request(`/v1/public/approvals/${encodeURIComponent(approvalId)}`, {
+      method: 'POST',
+      signal,
+      headers: { 'Content-Type': 'application/json', ...tokenHeader(visitor) },
+      body: JSON.stringify({ userId: visitor.id, decision }),
+    });
+    const body = (await res.json()) as { status?: unknown };
+    return typeof body.status === 'string' ? body.status : decision === 'approve' ? 'approved' : 'denied';
+  }
+
   private async request(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;

@@ -2,7 +2,7 @@
 // they cost the bundle nothing.
 import type { SSEMessage, Step, TurnEvent } from '../../../sdk/src';
 
-const types = new Set(['start', 'progress', 'tool', 'text', 'file', 'done', 'error']);
+const types = new Set(['start', 'progress', 'tool', 'text', 'file', 'approval', 'done', 'error']);
 
 /** The turn event an SSE event carries, or undefined for anything else (unknown types, bad JSON). */
 export function toTurnEvent(sse: SSEMessage): TurnEvent | undefined {
@@ -22,6 +22,7 @@ export function toTurnEvent(sse: SSEMessage): TurnEvent | undefined {
   if (event.type === 'done' && typeof event.reply !== 'string') return undefined;
   if (event.type === 'error' && typeof event.message !== 'string') return undefined;
   if (event.type === 'progress' && !Array.isArray(event.steps)) return undefined;
+  if (event.type === 'approval' && (typeof event.approvalId !== 'string' || typeof event.tool !== 'string' || typeof event.arguments !== 'object' || event.arguments === null)) return undefined;
   return event;
 }
 

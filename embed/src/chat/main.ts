@@ -5,6 +5,7 @@
 import type { HostedPageConfig } from '../../page-template';
 import { applyAccent } from './accent';
 import { ApiError, PublicApi } from './api';
+import { ApprovalCard, type Decide } from './approval-card';
 import type { Step } from '../../../sdk/src';
 import { activityLine, ReplyText } from './events';
 import { embedderOrigin, readConfig, visitorFrom, type Visitor } from './identity';
@@ -170,6 +171,16 @@ class ChatPage {
     const text = new ReplyText();
     let steps: Step[] | null = null;
     let tool: string | null = null;
+    const cards = new Map<string, ApprovalCard>();
+    const decide: Decide = async (approvalId, decision) => {
+      try {
+        return (await this.api.decide(approvalId, visitor, decision, signal)) as 'approved' | 'denied';
+      } catch (error) {
+        // Decided before (by the team, another tab, the timeout): the stream brings the outcome.
+        if (error instanceof ApiError && error.code === 'approval_decided') return 'pending';
+        throw new Error(describe(error));
+      }
+    };
     const follower = new TurnFollower(turnId, {
       signal,
       resume: (id, lastEventId, s) => this.api.resume(id, visitor, lastEventId, s),
@@ -179,7 +190,20 @@ class ChatPage {
         if (event.type === 'progress') steps = event.steps;
         if (event.type === 'tool') tool = event.state === 'start' ? event.name : null;
         if (event.type === 'done') return reply.finish(event.reply);
-        if (event.type === 'error') return reply.fail(event.message, resend ? { onRetry: resend } : undefined);
+        if (event.type === 'error') {
+          for (const card of cards.values()) card.settle('cancelled');
+          return reply.fail(event.message, resend ? { onRetry: resend } : undefined);
+        }
+        if (event.type === 'approval') {
+          const card = cards.get(event.approvalId);
+          if (card) card.settle(event.status, event.note);
+          else if (event.status === 'pending') {
+            const added = new ApprovalCard(event, decide);
+            cards.set(event.approvalId, added);
+            reply.attach(added.root);
+          }
+          return reply.setActivity(event.status === 'pending' ? 'Waiting for approval…' : activityLine(steps, tool));
+        }
         reply.setActivity(activityLine(steps, tool));
       },
     });

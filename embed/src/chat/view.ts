@@ -122,6 +122,11 @@ export class ReplyView {
     });
   }
 
+  /** Adds a block under the reply's text (a tool call waiting for approval), before the activity line. */
+  attach(node: HTMLElement): void {
+    this.keepAtBottom(() => this.root.insertBefore(node, this.activity.isConnected ? this.activity : null));
+  }
+
   /** Shows the final reply in full and lets assistive technology read it. */
   finish(markdown: string): void {
     this.cancelFrame();

@@ -79,6 +79,9 @@ export interface Parameter {
   choices?: string[];
 }
 
+/** Who may decide a tool call that needs approval: an API key only (`workspace`), or also the public visitor (`visitor`). */
+export type Approvers = 'visitor' | 'workspace';
+
 /** A Model Context Protocol server whose tools the agent can call. */
 export interface McpServer {
   /** Server name (letters, digits, `_`, `-`; starts with a letter); unique within the agent. */
@@ -91,6 +94,11 @@ export interface McpServer {
   headers?: Record<string, string>;
   /** Time limit of one call in milliseconds (100 to 300000). */
   timeoutMs?: number;
+  /**
+   * Whether a person approves each call first: `required` (every tool of the server), `none`
+   * (absent), or `{ tools: [...] }` (only the tools named, by their names on the server).
+   */
+  approval?: 'required' | 'none' | { tools: string[] };
 }
 
 /** One input of an HTTP tool, which the model fills in. */
@@ -127,6 +135,8 @@ export interface HttpTool {
   secrets?: string[];
   /** Time limit of the call in milliseconds (100 to 300000). */
   timeoutMs?: number;
+  /** `required`: each call waits until a person approves it (see `approvals`); absent is `none`. */
+  approval?: 'required' | 'none';
 }
 
 /**
@@ -168,6 +178,10 @@ export interface AgentRecord {
   mcpServers: McpServer[];
   /** HTTP endpoints exposed as tools. */
   httpTools: HttpTool[];
+  /** Who may decide a tool call that needs approval; absent is `workspace` (an API key only). */
+  approvals?: Approvers;
+  /** Milliseconds a call waits for a decision before it is denied; absent is 86400000 (24 hours). */
+  approvalTimeoutMs?: number;
   /** Version number of this snapshot, from 1; each publishing call adds one. */
   version: number;
   /**
@@ -220,6 +234,14 @@ export interface CreateAgentFields {
   mcpServers?: McpServer[];
   /** HTTP tools; names unique; their `secrets` must be declared in `secrets`. */
   httpTools?: HttpTool[];
+  /**
+   * Who may approve or deny a tool call marked `approval: 'required'`: `workspace` (the default:
+   * an API key, `turn.approve()` or `ws.approval(id)`) or `visitor` (also the visitor of a public
+   * conversation, with the buttons of the hosted page and the embed).
+   */
+  approvals?: Approvers;
+  /** Milliseconds a call waits for a decision before it is denied: 10000 (10 s) to 604800000 (7 days); default 24 hours. */
+  approvalTimeoutMs?: number;
 }
 
 /**

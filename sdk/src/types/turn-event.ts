@@ -1,5 +1,7 @@
 /** The events of a turn. The server's schemas are in `domain/turn-events.ts`. */
 
+import type { Approvers } from './agent.js';
+
 /** Kind of work a progress step stands for. */
 export type StepKind = 'read' | 'write' | 'edit' | 'search' | 'shell' | 'web' | 'data' | 'task' | 'plan' | 'other';
 
@@ -27,6 +29,10 @@ export interface Step {
  *   own — never the model's (`files_write`, `server__tool`).
  * - `text`: a piece of the reply; see `reset`.
  * - `file`: the agent wrote the file at `path` in the conversation's file space.
+ * - `approval`: a tool call that needs a person's approval waits (`status: 'pending'`): decide it
+ *   with `turn.approve()` / `turn.deny()` or `ws.approval(approvalId)`; a second `approval` event
+ *   of the same id says how it settled (`approved`: the call runs; `denied` or `expired`: the
+ *   model is told it did not run).
  * - `done`: the turn succeeded; `reply` is the whole reply.
  * - `error`: the turn failed; `retryable` tells whether asking again may succeed; `code` says
  *   why when the turn stopped for its credits (the text streamed before it is kept).
@@ -47,6 +53,21 @@ export type TurnEvent =
       reset?: true;
     }
   | { type: 'file'; path: string }
+  | {
+      type: 'approval';
+      /** The approval to decide (`ws.approval(approvalId)`). */
+      approvalId: string;
+      /** The tool as `tool` events name it. */
+      tool: string;
+      /** The arguments the model gave, secret values masked. */
+      arguments: Record<string, unknown>;
+      /** Who may decide: an API key (`workspace`), or also the public visitor (`visitor`). */
+      approver: Approvers;
+      /** `pending` when the call starts waiting; then the outcome, once the turn goes on. */
+      status: 'pending' | 'approved' | 'denied' | 'expired';
+      /** The decision's note, on an `approved` or `denied` event. */
+      note?: string;
+    }
   | { type: 'done'; reply: string }
   | {
       type: 'error';

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Service } from '../../sdk/src';
+import { launchChromium } from '../../harness/browser';
+import { startTestApi, type TestApi } from '../support/api';
+import { refundTool, startRefunds } from '../support/refunds';
+import { waitFor } from '../support/wait';
+import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+
+/**
+ * Tool calls a person approves, on the hosted chat page in Chromium (docs/approvals.md): the
+ * visitor sees the pending action (tool and arguments) and, only when the agent's `approvals` is
+ * `visitor`, Approve and Deny buttons that decide it; otherwise no buttons, and the public route
+ * refuses the visitor. The offline model calls the tool from a `/tool` line. Screenshots of the
+ * pending action go to test-artifacts/screenshots/approval-*.png.
+ */
+
+const SHOTS = path.resolve(__dirname, '../../test-artifacts/screenshots');
+const ASK = '/tool refund {"orderId":"A1","amount":20}';
+
+describe('approving a tool call on the hosted chat page (Chromium)', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let api: TestApi;
+  let worker: { stop(): Promise<void> };
+  let refunds: Awaited<ReturnType<typeof startRefunds>>;
+  let ws: Service;
+  let context: BrowserContext;
+  let page: Page;
+
+  before(async () => {
+    refunds = await startRefunds();
+    const env = isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', PUBLIC_CHAT_PER_VISITOR: '1000', PUBLIC_CHAT_PER_ADDRESS: '10000' });
+    worker = await startInProcessWorker(isolatedConfig(env));
+    api = await startTestApi({ config: isolatedConfig(env) });
+    browser = await launchChromium();
+    const { apiKey } = await api.newWorkspace({ credits: 1000 });
+    ws = new Service({ apiKey, baseURL: api.baseURL });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await api?.stop();
+    await worker?.stop();
+    await refunds?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 720, height: 800 } });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    await context?.close().catch(() => undefined);
+  });
+
+  /** A production agent whose refund tool needs approval, decided as `approvals` says. */
+  async function deployRefundAgent(approvals?: 'visitor' | 'workspace'): Promise<string> {
+    const agent = await ws.agents.create({
+      name: 'Refund Desk',
+      role: 'freelancer',
+      httpTools: [refundTool(refunds.url)],
+      ...(approvals ? { approvals } : {}),
+    });
+    await ws.agents.deployToProd(agent.versionId);
+    return agent.id;
+  }
+
+  /** Opens the hosted page, asks for the refund, and resolves to the pending action's card. */
+  async function askOnPage(agentId: string) {
+    await page.goto(`${api.baseURL}/embed/${agentId}`);
+    await page.getByRole('textbox').fill(ASK);
+    await page.keyboard.press('Enter');
+    const card = page.getByRole('group', { name: /Action waiting for approval: refund/ });
+    await card.waitFor({ timeout: 30_000 });
+    const approvalId = (await card.getAttribute('data-approval-id')) ?? '';
+    const visitorId = await page.evaluate((key) => localStorage.getItem(key), `ha:uid:${agentId}`);
+    return { card, approvalId, visitorId: visitorId ?? '' };
+  }
+
+  /** The public decision route, as a visitor's page (or anyone with the token) would call it. */
+  async function publicDecide(agentId: string, approvalId: string, userId: string) {
+    const token = await ws.agents.publicToken(agentId);
+    const res = await fetch(`${api.baseURL}/v1/public/approvals/${encodeURIComponent(approvalId)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId, decision: 'approve' }),
+    });
+    return { status: res.status, code: ((await res.json()) as { error?: { code: string } }).error?.code };
+  }
+
+  it("with approvals: 'visitor' the visitor sees the action and approves it; another visitor cannot", async () => {
+    const agentId = await deployRefundAgent('visitor');
+    const before = refunds.seen.length;
+    const { card, approvalId, visitorId } = await askOnPage(agentId);
+    assert.match(await card.innerText(), /orderId\s+A1/);
+    assert.match(await card.innerText(), /amount\s+20/);
+    await card.screenshot({ path: path.join(SHOTS, 'approval-pending-visitor.png') });
+    // Another visitor of the same agent, who typed the id: not theirs, so not found.
+    assert.deepEqual(await publicDecide(agentId, approvalId, 'someone-else'), { status: 404, code: 'approval_not_found' });
+    assert.equal(refunds.seen.length, before, 'nothing ran before the decision');
+
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.getByRole('status').filter({ hasText: 'Approved.' }).waitFor();
+    await page.locator('.ha-msg-assistant[aria-busy="false"]').last().waitFor();
+    assert.equal(await card.getByRole('button').count(), 0, 'no buttons once decided');
+    await waitFor('the refund', () => refunds.seen.length, (n) => n === before + 1);
+    assert.equal((await api.db('tool_approvals').where({ id: approvalId }).first()).status, 'approved');
+    assert.ok(visitorId.length > 0);
+  });
+
+  it("with approvals left to the workspace the visitor sees the action wait, with no buttons, and the public route refuses", async () => {
+    const agentId = await deployRefundAgent();
+    const { card, approvalId, visitorId } = await askOnPage(agentId);
+    assert.match(await card.innerText(), /Waiting for the team to approve it/);
+    assert.equal(await card.getByRole('button').count(), 0);
+    await card.screenshot({ path: path.join(SHOTS, 'approval-pending-workspace.png') });
+    // The visitor's own approval, their own id: still not theirs to decide.
+    assert.deepEqual(await publicDecide(agentId, approvalId, visitorId), { status: 404, code: 'approval_not_found' });
+    assert.equal((await api.db('tool_approvals').where({ id: approvalId }).first()).status, 'pending');
+
+    // The team denies it with the API key; the page shows the outcome from the stream.
+    await ws.approval(approvalId).deny('refunds go through the billing team');
+    await card.getByRole('status').filter({ hasText: /Denied: the action was not run\. Note: refunds go through the billing team/ }).waitFor();
+  });
+});
