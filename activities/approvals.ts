@@ -16,6 +16,9 @@ interface ApprovalDeps {
   credentials: CredentialSource;
 }
 
+/** The note of a call an eval run denies (docs/evals.md): what the model and the evidence read. */
+export const EVAL_DENIAL_NOTE = 'an evaluation run approves no tool calls';
+
 /** Every string in `value` masked; the shape kept, so the arguments stay arguments. */
 function maskValues(value: unknown, mask: (text: string) => string): unknown {
   if (typeof value === 'string') return mask(value);
@@ -70,6 +73,12 @@ export function createApprovalActivities(deps: ApprovalDeps) {
           trx,
         );
         if (created) await deps.repos.turns.append({ turnId: turn.id, events: [approvalEvent(row)] }, trx);
+        // Nobody watches an eval run's case: its calls are denied at once, so a run (and the
+        // deploy gate waiting on it) never waits a day. The model is told, as for any denial.
+        if (conversation.eval_run_id !== null) {
+          await deps.repos.approvals.decide({ approvalId: row.id, status: 'denied', note: EVAL_DENIAL_NOTE, turnId: turn.id }, trx);
+          return { approvalId: row.id, timeoutMs: 0 };
+        }
         return { approvalId: row.id, timeoutMs: row.timeout_ms };
       });
     },

@@ -85,10 +85,13 @@ export class ApprovalsRepository {
   }
 
   /** The first decision: the row as decided now, or undefined when it was no longer pending. */
-  async decide({ approvalId, status, note, ...scope }: { approvalId: string; status: 'approved' | 'denied'; note: string | null } & ApprovalScope): Promise<ApprovalRow | undefined> {
-    const [row] = await this.db('tool_approvals')
+  async decide(
+    { approvalId, status, note, ...scope }: { approvalId: string; status: 'approved' | 'denied'; note: string | null } & ApprovalScope,
+    trx?: Knex.Transaction,
+  ): Promise<ApprovalRow | undefined> {
+    const [row] = await (trx ?? this.db)('tool_approvals')
       .where({ id: approvalId, status: 'pending', ...scoped(scope) })
-      .update({ status, note, decided_at: this.db.fn.now() })
+      .update({ status, note, decided_at: (trx ?? this.db).fn.now() })
       .returning('*');
     return row as ApprovalRow | undefined;
   }

@@ -28,6 +28,9 @@ export interface ConversationRow {
   /** A member's conversation started by a manager's delegation: that manager turn and its tool call. */
   parent_turn_id: string | null;
   parent_call_id: string | null;
+  /** A case's conversation of an eval run: the run and the case. */
+  eval_run_id: string | null;
+  eval_case_id: string | null;
 }
 
 /** Where a visitor's session lives: the agent's public chat, or one test deployment. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import type { AgentHandle, EvalRun, WorkspaceClient } from '../../sdk/src';
+import { EVAL_DENIAL_NOTE } from '../../activities/approvals';
 import { EvalRunIdKey } from '../../workflows/search-attributes';
 import { createLogger } from '../../infra/logger';
 import { useTestApi } from '../support/api';
+import { refundTool, startRefunds } from '../support/refunds';
 import { expectFailure, newSdkWorkspace } from '../support/sdk';
 
 /**
@@ -118,6 +120,29 @@ describe('eval runs and the eval gate', function () {
     assert.equal(promoted.versionNumber, 2, '2 of 3 cases is over 60 %');
     const [v] = await ws.agents.versions(agent.id);
     assert.deepEqual([v!.evals?.required, v!.evals?.passed, v!.evals?.baselineRunId], [0.6, true, null]);
+  });
+
+  it('a call that needs approval is denied at once in a case: the run never waits, the model is told, nothing is called', async () => {
+    const refunds = await startRefunds();
+    try {
+      const { ws } = await newSdkWorkspace(api);
+      const created = await ws.agents.create({ name: 'Refunds', httpTools: [refundTool(refunds.url)] });
+      const agent = ws.agent(created.id);
+      await agent.evals.put('asks-for-refund', {
+        messages: ['/tool refund {"orderId":"42","amount":10}'],
+        checks: [
+          { kind: 'called_tool', tool: 'refund', arguments: { orderId: '42' } },
+          { kind: 'contains', text: EVAL_DENIAL_NOTE },
+        ],
+      });
+      const run = await agent.evalRuns.wait((await agent.evals.run({ versionId: created.versionId })).id, { signal: AbortSignal.timeout(30_000) });
+      assert.equal(run.cases[0]!.status, 'passed', JSON.stringify(run.cases[0]));
+      assert.deepEqual(refunds.seen, [], 'the refund endpoint was never called');
+      const [approval] = await ws.approvals.list({ turnId: (await api.db('turns').where({ conversation_id: run.cases[0]!.conversationId }).first('id')).id });
+      assert.deepEqual([approval?.status, approval?.note], ['denied', EVAL_DENIAL_NOTE]);
+    } finally {
+      await refunds.close();
+    }
   });
 
   it('refuses what cannot run: another agent\'s version, unknown cases, an agent without cases, another workspace\'s run', async () => {
