@@ -8,6 +8,11 @@ const toolCatalogue = {
   'files.edit': { kind: 'edit', needsDrive: true, description: 'Replace an exact piece of text in a file.' },
   'files.list': { kind: 'read', needsDrive: true, description: 'List files and folders of the conversation drive.' },
   'files.search': { kind: 'search', needsDrive: true, description: 'Find text in the files of the conversation drive.' },
+  'data.run': {
+    kind: 'data',
+    needsDrive: true,
+    description: "Run a short JavaScript program in a sandbox over the conversation drive's files (CSV and JSON helpers).",
+  },
   'knowledge.search': { kind: 'search', needsDrive: false, description: "Full-text search over the agent's knowledge files." },
   'web.fetch': { kind: 'web', needsDrive: false, description: 'Fetch a public web page or API over HTTP(S).' },
   plan: { kind: 'plan', needsDrive: false, description: 'Keep a visible step list for the current turn.' },
@@ -26,6 +31,9 @@ export function modelToolName(name: BuiltInToolName): string {
 }
 
 const isBuiltIn = (name: string): name is BuiltInToolName => Object.hasOwn(toolCatalogue, name);
+
+/** Whether the built-in tool acts on the conversation's drive (offered only with `filesystem: "drive"`). */
+export const needsDrive = (name: BuiltInToolName): boolean => toolCatalogue[name].needsDrive;
 
 /** The 400 of a name that is no built-in tool: the valid names, and the catalogue name of a model name. */
 export function unknownToolMessage(input: unknown): string {

@@ -1,9 +1,11 @@
 import type { Repositories } from '../../db/repositories';
 import type { Step } from '../../domain/turn-events';
 import type { ModelTool, ModelToolCall } from '../model/types';
+import { dataTool } from './builtin-data';
 import { fileTools } from './builtin-files';
 import { knowledgeTool } from './builtin-knowledge';
 import { planTool } from './builtin-plan';
+import { needsDrive } from '../../domain/tool-catalogue';
 import type { BuiltInTool } from './builtin-types';
 import { type PreparedCall, type ToolContext, type ToolRunner, type ToolResult, unknownToolCall } from './types';
 
@@ -30,7 +32,7 @@ function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[], storageQuot
   const setPlan = async (turnId: string, items: Step[]) => {
     await repos.turns.changeSteps({ turnId, change: (steps) => [...items, ...steps.filter((s) => !s.id.startsWith('plan-'))] });
   };
-  return [...fileTools(repos, storageQuotaBytes), knowledgeTool(repos), planTool(setPlan), ...extraBuiltIns];
+  return [...fileTools(repos, storageQuotaBytes), dataTool(repos, storageQuotaBytes), knowledgeTool(repos), planTool(setPlan), ...extraBuiltIns];
 }
 
 /**
@@ -51,7 +53,7 @@ export function createToolRunner(opts: {
   async function offered(ctx: ToolContext): Promise<OfferedTool[]> {
     const named = new Set<string>(ctx.agent.tools);
     const mine = catalogue
-      .filter((t) => named.has(t.name) && (ctx.agent.filesystem === 'drive' || !t.name.startsWith('files.')))
+      .filter((t) => named.has(t.name) && (ctx.agent.filesystem === 'drive' || !needsDrive(t.name)))
       .map<OfferedTool>((t) => ({
         definition: t.definition,
         displayName: t.name,

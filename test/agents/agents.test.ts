@@ -131,7 +131,7 @@ describe('Agents through the SDK: create, list, get, update, delete and ids', ()
     assert.deepEqual([unknown.status, unknown.code], [400, 'invalid_request']);
     assert.equal(
       unknown.message,
-      'body.tools[1]: unknown tool "browse"; the built-in tools are files.read, files.write, files.edit, files.list, files.search, knowledge.search, web.fetch, plan (HTTP and MCP tools go in httpTools and mcpServers)',
+      'body.tools[1]: unknown tool "browse"; the built-in tools are files.read, files.write, files.edit, files.list, files.search, data.run, knowledge.search, web.fetch, plan (HTTP and MCP tools go in httpTools and mcpServers)',
     );
     const agent = await ws.agents.create({ name: 'T', filesystem: 'drive' });
     const modelName = await failureOf(agent.update({ tools: ['files_write' as 'files.write'] }));

@@ -20,7 +20,7 @@ export type Filesystem = 'drive' | 'none';
 
 /**
  * Names of the built-in tools an agent can list in `tools`; any other name is rejected with a
- * 400. The `files.*` tools need `filesystem: 'drive'`.
+ * 400. The `files.*` tools and `data.run` need `filesystem: 'drive'`.
  */
 export type BuiltInToolName =
   | 'files.read'
@@ -28,6 +28,7 @@ export type BuiltInToolName =
   | 'files.edit'
   | 'files.list'
   | 'files.search'
+  | 'data.run'
   | 'knowledge.search'
   | 'web.fetch'
   | 'plan';
