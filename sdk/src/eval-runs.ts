@@ -1,26 +1,11 @@
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
+import { sleep } from './sleep.js';
 import type { EvalRun, EvalRunComparison, EvalRunListItem } from './types/eval.js';
 
 /** How often `wait` asks for the run. */
 const POLL_MS = 1000;
-
-/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * The eval runs of one agent (`agent.evalRuns`): started by `agent.evals.run`, or by
@@ -67,13 +52,16 @@ export class AgentEvalRuns {
 
   /**
    * Polls the run (once a second) until it is no longer `running`, and resolves to it. Abort
-   * with `signal` (e.g. `AbortSignal.timeout(600_000)`); the run goes on either way.
+   * with `signal` (e.g. `AbortSignal.timeout(600_000)`): it rejects with code `aborted`, and the
+   * run goes on.
    */
   async wait(runId: string, options: CallOptions = {}): Promise<EvalRun> {
+    // An abort ends the pause at once; the next `get` then rejects with code `aborted`.
+    const signal = options.signal ?? new AbortController().signal;
     for (;;) {
       const run = await this.get(runId, options);
       if (run.status !== 'running') return run;
-      await pause(POLL_MS, options.signal);
+      await sleep(POLL_MS, signal);
     }
   }
 }

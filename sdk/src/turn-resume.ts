@@ -1,6 +1,7 @@
 import { ServiceError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { segment } from './paths.js';
+import { sleep } from './sleep.js';
 import { aborted, broken, describe, seconds } from './turn-errors.js';
 
 /**
@@ -155,15 +156,3 @@ function worthRetrying(error: ServiceError): boolean {
   return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
 }
 
-/** Waits `ms`, or less if `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
