@@ -2,6 +2,8 @@ import type { Repositories } from '../../db/repositories';
 import { MAX_FILE_BYTES, normalisePath } from '../../domain/file-path';
 import { detectMimeType, looksLikeText } from '../../domain/mime';
 import { overQuotaMessage } from '../../domain/storage-quota';
+import { documentAsText } from '../knowledge/document-text';
+import { documentFormat, extractText } from '../knowledge/extract';
 import { capText } from './limits';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
@@ -23,15 +25,20 @@ export function fileTools(repos: Repositories, quotaBytes?: number): BuiltInTool
     name: 'files.read',
     definition: {
       name: 'files_read',
-      description: 'Read a file of the conversation drive. Text comes back as is; binary files are described.',
+      description:
+        'Read a file of the conversation drive. Text comes back as is; PDF and Word (.docx) files as their text, marked by [page N] or [section "…"]; other binary files are described.',
       parameters: { type: 'object', properties: { path: { type: 'string', description: 'Relative path, e.g. notes/todo.md' } }, required: ['path'], additionalProperties: false },
     },
     describe: (args) => ({ label: `Reading ${str(args.path) ?? 'a file'}`, kind: 'read' }),
-    async run(ctx, args) {
+    async run(ctx, args, signal) {
       const p = path(args);
       if (!p.ok) return { ok: false, content: p.problem };
       const file = await repos.files.read({ space: ctx.drive, path: p.path });
       if (!file) return { ok: false, content: `no file ${p.path}` };
+      const document = { path: p.path, mimeType: file.entry.mimeType, content: file.content };
+      // Only the binary document formats: HTML, Markdown and CSV read better as the text they are.
+      const format = looksLikeText(file.content) ? undefined : documentFormat(document);
+      if (format === 'pdf' || format === 'docx') return documentAsText(await extractText(document, undefined, signal), p.path);
       if (!looksLikeText(file.content)) return { ok: true, content: `[binary file ${p.path}: ${file.entry.size} bytes, ${file.entry.mimeType}]` };
       return { ok: true, content: capText(file.content.toString('utf8')) };
     },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { documentAsText } from '../../activities/knowledge/document-text';
 import { extractText, type Extraction } from '../../activities/knowledge/extract';
 import { makeDocx, makePdf } from '../support/documents';
 
@@ -123,5 +124,26 @@ describe('text extraction', () => {
     controller.abort(new Error('turn cancelled'));
     const content = await makePdf(['one']);
     await assert.rejects(extractText({ path: 'a.pdf', mimeType: 'application/pdf', content }, {}, controller.signal), /turn cancelled/);
+  });
+
+  it('files.read shows a document with a marker per section, or says why it has no text', async () => {
+    const pdf = await extractText({ path: 'report.pdf', mimeType: 'application/pdf', content: await makePdf(['Intro.', 'Numbers.', 'End.']) }, { maxPages: 2 });
+    assert.deepEqual(documentAsText(pdf, 'report.pdf'), {
+      ok: true,
+      content: '[page 1]\nIntro.\n\n[page 2]\nNumbers.\n\n[only the first 2 of 3 pages were read]',
+    });
+    const docx = await extractText({
+      path: 'faq.docx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      content: await makeDocx([{ heading: 'Refunds', paragraphs: ['Thirty days.'] }]),
+    });
+    assert.equal(documentAsText(docx, 'faq.docx').content, '[section "Refunds"]\nRefunds\n\nThirty days.');
+    const scanned = await extractText({ path: 'scan.pdf', mimeType: 'application/pdf', content: await makePdf(['']) });
+    assert.deepEqual(documentAsText(scanned, 'scan.pdf'), {
+      ok: false,
+      content: 'scan.pdf: the PDF has no text layer (scanned pages need OCR, which is not done)',
+    });
+    const long = documentAsText({ ok: true, format: 'text', sections: [{ location: '', text: 'x'.repeat(20_000) }] }, 'big.txt');
+    assert.match(long.content, /\[truncated: 4000 more characters\]$/);
   });
 });
