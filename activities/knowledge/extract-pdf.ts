@@ -1,6 +1,6 @@
 import { getResolvedPDFJS } from 'unpdf';
 import type { ExtractedSection, ExtractionLimits } from './extract';
-import { ExtractionFailure, timeLeft, within, type Deadline, type SectionsResult } from './extract-support';
+import { DeadlineExceeded, ExtractionFailure, timeLeft, within, type Deadline, type SectionsResult } from './extract-support';
 
 /**
  * PDF text through unpdf's build of PDF.js (no native code, no worker thread, same parser as
@@ -38,16 +38,17 @@ export async function pdfSections(content: Uint8Array, limits: ExtractionLimits,
     let read = 0;
     for (let n = 1; n <= readable; n++) {
       deadline.signal?.throwIfAborted();
+      const outOfTime = { sections, truncated: `only the first ${read} of ${total} pages were read within the ${deadline.ms / 1000} s time limit` };
       // Out of time with pages already read: keep them rather than lose everything.
-      if (timeLeft(deadline) <= 0 && read > 0) {
-        return { sections, truncated: `only the first ${read} of ${total} pages were read within the ${deadline.ms / 1000} s time limit` };
+      if (timeLeft(deadline) <= 0 && sections.length > 0) return outOfTime;
+      let text: string;
+      try {
+        text = await readPage(pdf, n, deadline, giveUp);
+      } catch (err) {
+        if (err instanceof DeadlineExceeded && sections.length > 0) return outOfTime;
+        throw err;
       }
-      const page = await within(pdf.getPage(n), deadline, giveUp);
-      const textContent = await within(page.getTextContent(), deadline, giveUp);
-      page.cleanup();
       read = n;
-      const items = textContent.items.flatMap((i) => ('str' in i ? [{ str: i.str, hasEOL: i.hasEOL, height: i.height, transform: i.transform as number[] }] : []));
-      const text = pageText(items);
       if (text) sections.push({ location: `page ${n}`, text });
       chars += text.length;
       // The character cap is applied by the caller; reading on would only waste time.
@@ -58,6 +59,15 @@ export async function pdfSections(content: Uint8Array, limits: ExtractionLimits,
   } finally {
     await task.destroy().catch(() => undefined);
   }
+}
+
+type PdfDocument = Awaited<ReturnType<Awaited<ReturnType<typeof getResolvedPDFJS>>['getDocument']>['promise']>;
+
+async function readPage(pdf: PdfDocument, n: number, deadline: Deadline, giveUp: () => void): Promise<string> {
+  const page = await within(pdf.getPage(n), deadline, giveUp);
+  const content = await within(page.getTextContent(), deadline, giveUp);
+  page.cleanup();
+  return pageText(content.items.flatMap((i) => ('str' in i ? [{ str: i.str, hasEOL: i.hasEOL, height: i.height, transform: i.transform as number[] }] : [])));
 }
 
 /** PDF.js names its errors; these two deserve a sentence of their own. */

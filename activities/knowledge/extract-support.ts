@@ -11,6 +11,11 @@ export class ExtractionFailure extends Error {
   override name = 'ExtractionFailure';
 }
 
+/** The time limit ran out while a library call was still working. */
+export class DeadlineExceeded extends ExtractionFailure {
+  override name = 'DeadlineExceeded';
+}
+
 /** When extraction must stop, and the caller's signal. */
 export interface Deadline {
   at: number;
@@ -32,7 +37,7 @@ export async function within<T>(work: Promise<T>, deadline: Deadline, onGiveUp?:
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ExtractionFailure(`reading the file took longer than ${deadline.ms / 1000} s`)), Math.max(timeLeft(deadline), 0));
+    timer = setTimeout(() => reject(new DeadlineExceeded(`reading the file took longer than ${deadline.ms / 1000} s`)), Math.max(timeLeft(deadline), 0));
     onAbort = () => reject(deadline.signal?.reason);
     deadline.signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -36,8 +36,9 @@ export function fileTools(repos: Repositories, quotaBytes?: number): BuiltInTool
       const file = await repos.files.read({ space: ctx.drive, path: p.path });
       if (!file) return { ok: false, content: `no file ${p.path}` };
       const document = { path: p.path, mimeType: file.entry.mimeType, content: file.content };
-      // Only the binary document formats: HTML, Markdown and CSV read better as the text they are.
-      const format = looksLikeText(file.content) ? undefined : documentFormat(document);
+      // Only PDF and DOCX (by type or extension, even when a PDF happens to be ASCII): HTML,
+      // Markdown and CSV read better as the text they are.
+      const format = documentFormat(document);
       if (format === 'pdf' || format === 'docx') return documentAsText(await extractText(document, undefined, signal), p.path);
       if (!looksLikeText(file.content)) return { ok: true, content: `[binary file ${p.path}: ${file.entry.size} bytes, ${file.entry.mimeType}]` };
       return { ok: true, content: capText(file.content.toString('utf8')) };

@@ -119,6 +119,12 @@ describe('text extraction', () => {
     assert.deepEqual(big, { ok: false, reason: 'the file is 5 bytes, over the 4-byte limit for text extraction' });
   });
 
+  it('gives up on a PDF when the time limit runs out', async () => {
+    const content = await makePdf(['one', 'two']);
+    const e = await extractText({ path: 'a.pdf', mimeType: 'application/pdf', content }, { timeMs: 0 });
+    assert.deepEqual(e, { ok: false, reason: 'reading the file took longer than 0 s' });
+  });
+
   it('rejects with the signal reason when aborted', async () => {
     const controller = new AbortController();
     controller.abort(new Error('turn cancelled'));
