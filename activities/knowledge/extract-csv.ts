@@ -7,7 +7,7 @@ import type { SectionsResult } from './extract-support';
  * chunk read on its own still says what the columns are. Records are split on line ends outside
  * quotes, so a quoted field may hold line breaks; fields themselves are kept as written.
  */
-export const CSV_ROWS_PER_SECTION = 50;
+const CSV_ROWS_PER_SECTION = 50;
 
 export function csvSections(csv: string): SectionsResult {
   const records = splitRecords(csv).filter((r) => r.trim() !== '');

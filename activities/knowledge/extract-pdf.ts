@@ -83,7 +83,7 @@ function openFailure(err: unknown): unknown {
  * text: a line that wraps becomes a space (so sentences survive for the chunker), and a vertical
  * gap of more than about one and a half line heights becomes a blank line (a paragraph break).
  */
-export function pageText(items: TextItem[]): string {
+function pageText(items: TextItem[]): string {
   let out = '';
   let lineY: number | undefined;
   let lineHeight = 0;

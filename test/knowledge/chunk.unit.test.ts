@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CHUNK_MAX_CHARS, chunkSections } from '../../activities/knowledge/chunk';
+import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkSections, type Chunk } from '../../activities/knowledge/chunk';
 
 /** Sentences of about 60 characters, numbered so that order and completeness can be checked. */
 const sentences = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `Sentence number ${from + i} says something about refunds.`);
@@ -18,9 +18,9 @@ describe('chunking', () => {
 
   it('packs whole paragraphs up to the target and keeps every chunk under the maximum', () => {
     const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} ${'word '.repeat(40).trim()}.`);
-    const chunks = chunkSections([{ location: 'page 1', text: paragraphs.join('\n\n') }]);
+    const chunks: Chunk[] = chunkSections([{ location: 'page 1', text: paragraphs.join('\n\n') }]);
     assert.ok(chunks.length > 1);
-    for (const c of chunks) assert.ok(c.text.length <= 1000, `${c.text.length} chars`);
+    for (const c of chunks) assert.ok(c.text.length <= CHUNK_TARGET_CHARS, `${c.text.length} chars`);
     // No paragraph was cut: the chunks are the paragraphs, regrouped.
     assert.deepEqual(chunks.flatMap((c) => c.text.split('\n\n')), paragraphs);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { documentAsText } from '../../activities/knowledge/document-text';
-import { extractText, type Extraction } from '../../activities/knowledge/extract';
+import { DEFAULT_EXTRACTION_LIMITS, extractText, type Extraction } from '../../activities/knowledge/extract';
 import { makeDocx, makePdf } from '../support/documents';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -10,6 +10,10 @@ const ok = (e: Extraction) => {
 };
 
 describe('text extraction', () => {
+  it('has the documented default limits', () => {
+    assert.deepEqual(DEFAULT_EXTRACTION_LIMITS, { maxBytes: 25 * 1024 * 1024, maxPages: 500, timeMs: 20_000, maxChars: 2_000_000 });
+  });
+
   it('reads a PDF page by page, each page under its own location', async () => {
     const content = await makePdf(['The first page.', 'Refunds are paid within thirty days.\n\nA second paragraph.', 'The last page.']);
     const e = ok(await extractText({ path: 'policy.pdf', mimeType: 'application/pdf', content }));
