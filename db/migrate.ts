@@ -24,6 +24,7 @@ import * as m021 from './migrations/021_version_role_default';
 import * as m022 from './migrations/022_eval_cases';
 import * as m023 from './migrations/023_eval_runs';
 import * as m024 from './migrations/024_tool_approvals';
+import * as m025 from './migrations/025_knowledge_index';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['022_eval_cases', m022],
   ['023_eval_runs', m023],
   ['024_tool_approvals', m024],
+  ['025_knowledge_index', m025],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

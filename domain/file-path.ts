@@ -36,6 +36,19 @@ export function filePathSchema(opts: { allowRoot?: boolean } = {}) {
   });
 }
 
+/** Where a file of an indexed space (agent knowledge, project files) stands in the search index (docs/knowledge.md). */
+export const fileIndexSchema = z
+  .object({
+    status: z.enum(['pending', 'indexed', 'failed']),
+    /** Chunks stored for the indexed content. */
+    chunks: z.number().int().min(0).optional(),
+    /** Why indexing failed (e.g. a PDF without a text layer). */
+    error: z.string().optional(),
+  })
+  .strict()
+  .meta({ id: 'FileIndex', description: 'A file\'s state in the knowledge index: `pending` until indexed, then `indexed` (with its chunk count) or `failed` (with the reason).' });
+export type FileIndex = z.infer<typeof fileIndexSchema>;
+
 export const fileEntrySchema = z
   .object({
     path: z.string(),
@@ -43,9 +56,13 @@ export const fileEntrySchema = z
     mimeType: z.string(),
     size: z.number().int().min(0),
     modifiedAt: z.string(),
+    index: fileIndexSchema.optional(),
   })
   .strict()
-  .meta({ id: 'FileEntry', description: 'Directories have mimeType `inode/directory` and size 0.' });
+  .meta({
+    id: 'FileEntry',
+    description: 'Directories have mimeType `inode/directory` and size 0. `index` is present on files of indexed spaces (knowledge, project files).',
+  });
 export type FileEntry = z.infer<typeof fileEntrySchema>;
 
 /** Largest file in any file space (knowledge, drive). Larger uploads answer 400 `file_too_large`. */

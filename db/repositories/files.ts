@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { FileEntry } from '../../domain/file-path';
+import type { FileEntry, FileIndex } from '../../domain/file-path';
 import { looksLikeText } from '../../domain/mime';
 import type { OverQuota } from '../../domain/storage-quota';
 import type { Db } from '../connect';
@@ -12,7 +13,12 @@ interface FileRow {
   mime_type: string;
   size: number;
   modified_at: Date;
+  index_status?: string | null;
+  index_error?: string | null;
+  index_chunks?: number | null;
 }
+
+const ENTRY_COLUMNS = ['path', 'mime_type', 'size', 'modified_at', 'index_status', 'index_error', 'index_chunks'];
 
 /** LIKE pattern that matches everything under `dir/`, with the user's `%` and `_` escaped. */
 function under(dir: string): string {
@@ -54,6 +60,7 @@ export class FilesRepository {
         const usedBytes = await this.usedBytesBesides(t, input);
         if (usedBytes + input.content.byteLength > input.quotaBytes) return { overQuota: { usedBytes, quotaBytes: input.quotaBytes } };
       }
+      const sha256 = createHash('sha256').update(input.content).digest('hex');
       const [row] = await t('files')
         .insert({
           workspace_id: input.workspaceId,
@@ -64,10 +71,22 @@ export class FilesRepository {
           content: Buffer.from(input.content.buffer, input.content.byteOffset, input.content.byteLength),
           text_content: searchableText(input.content),
           modified_at: t.raw('now()'),
+          content_sha256: sha256,
+          index_status: isIndexedSpace(input.space) ? 'pending' : null,
         })
         .onConflict(['space', 'path'])
-        .merge(['mime_type', 'size', 'content', 'text_content', 'modified_at'])
-        .returning(['path', 'mime_type', 'size', 'modified_at']);
+        .merge({
+          mime_type: t.raw('excluded.mime_type'),
+          size: t.raw('excluded.size'),
+          content: t.raw('excluded.content'),
+          text_content: t.raw('excluded.text_content'),
+          modified_at: t.raw('excluded.modified_at'),
+          content_sha256: t.raw('excluded.content_sha256'),
+          // The same bytes again keep their index (nothing is embedded twice); anything else waits for indexing.
+          index_status: t.raw(`case when ${UNCHANGED_AND_INDEXED} then files.index_status else excluded.index_status end`),
+          index_error: t.raw(`case when ${UNCHANGED_AND_INDEXED} then files.index_error else null end`),
+        })
+        .returning(ENTRY_COLUMNS);
       return { entry: toEntry(row as FileRow) };
     };
     return trx ? run(trx) : this.db.transaction(run);
@@ -86,7 +105,7 @@ export class FilesRepository {
 
   /** Files and folders directly inside `dir` ('' for the top), folders first, then by name. */
   async list({ space, dir }: { space: string; dir: string }): Promise<FileEntry[]> {
-    const q = this.db('files').where({ space }).select('path', 'mime_type', 'size', 'modified_at');
+    const q = this.db('files').where({ space }).select(ENTRY_COLUMNS);
     const rows: FileRow[] = dir ? await q.whereLike('path', under(dir)) : await q;
     const prefix = dir ? `${dir}/` : '';
     const files: FileEntry[] = [];
@@ -114,7 +133,7 @@ export class FilesRepository {
   }
 
   async read({ space, path }: { space: string; path: string }): Promise<{ entry: FileEntry; content: Buffer } | undefined> {
-    const row = await this.db('files').where({ space, path }).first('path', 'mime_type', 'size', 'modified_at', 'content');
+    const row = await this.db('files').where({ space, path }).first([...ENTRY_COLUMNS, 'content']);
     return row ? { entry: toEntry(row as FileRow), content: row.content as Buffer } : undefined;
   }
 
@@ -131,9 +150,11 @@ export class FilesRepository {
    * Full-text search (PostgreSQL, `simple` configuration, web-search syntax: words, "phrases",
    * -exclusions, or) over a space's text files, best first, with a highlighted snippet.
    */
-  async search({ space, query, limit }: { space: string; query: string; limit: number }): Promise<Array<{ path: string; snippet: string; rank: number }>> {
+  async search({ space, query, limit, unindexedOnly = false }: { space: string; query: string; limit: number; unindexedOnly?: boolean }): Promise<Array<{ path: string; snippet: string; rank: number }>> {
     const rows = await this.db('files')
       .where({ space })
+      // Knowledge search reads chunks; whole files stand in only for those not indexed yet.
+      .modify((q) => (unindexedOnly ? q.whereRaw("index_status is distinct from 'indexed'") : q))
       .whereRaw("search @@ websearch_to_tsquery('simple', ?)", [query])
       .select(
         'path',
@@ -187,9 +208,29 @@ function searchableText(content: Uint8Array): string | null {
   return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
+const UNCHANGED_AND_INDEXED = "files.index_status = 'indexed' and files.indexed_sha256 = excluded.content_sha256";
+
 function toEntry(row: FileRow): FileEntry {
-  return { path: row.path, kind: 'file', mimeType: row.mime_type, size: row.size, modifiedAt: iso(row.modified_at) };
+  const entry: FileEntry = { path: row.path, kind: 'file', mimeType: row.mime_type, size: row.size, modifiedAt: iso(row.modified_at) };
+  const index = toIndex(row);
+  return index ? { ...entry, index } : entry;
 }
+
+function toIndex(row: FileRow): FileIndex | undefined {
+  switch (row.index_status) {
+    case 'pending':
+      return { status: 'pending' };
+    case 'indexed':
+      return { status: 'indexed', chunks: row.index_chunks ?? 0 };
+    case 'failed':
+      return { status: 'failed', error: row.index_error ?? 'indexing failed' };
+    default:
+      return undefined;
+  }
+}
+
+/** Spaces whose files are indexed for knowledge.search: an agent's knowledge and a project's files. */
+export const isIndexedSpace = (space: string) => space.startsWith('knowledge:') || space.startsWith('project:');
 
 /** The space name of an agent's knowledge files. */
 export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;

@@ -11,6 +11,7 @@ import { DeploymentsRepository } from './deployments';
 import { EvalCasesRepository } from './eval-cases';
 import { EvalRunsRepository } from './eval-runs';
 import { FilesRepository } from './files';
+import { KnowledgeChunksRepository } from './knowledge-chunks';
 import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
@@ -33,6 +34,7 @@ export function createRepositories(db: Db) {
     agents: new AgentsRepository(db),
     projects: new ProjectsRepository(db),
     files: new FilesRepository(db),
+    knowledgeChunks: new KnowledgeChunksRepository(db),
     conversations: new ConversationsRepository(db),
     turns: new TurnsRepository(db),
     stepUsage: new StepUsageRepository(db),

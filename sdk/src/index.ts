@@ -81,7 +81,7 @@ export type {
   NotContainsCheck,
 } from './types/eval.js';
 export type { Approval, ApprovalDecision, ApprovalStatus } from './types/approval.js';
-export type { FileEntry } from './types/file.js';
+export type { FileEntry, FileIndex } from './types/file.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';
 export type { Step, StepKind, TurnEvent } from './types/turn-event.js';

@@ -179,6 +179,7 @@ const rows: Record<string, z.ZodType> = {
 
   // File spaces.
   FileEntry: same<sdk.FileEntry, Out<typeof filePathDomain.fileEntrySchema>>(filePathDomain.fileEntrySchema),
+  FileIndex: same<sdk.FileIndex, Out<typeof filePathDomain.fileIndexSchema>>(filePathDomain.fileIndexSchema),
 
   // Evaluation cases: as stored (Out, defaults filled in) and as put takes them (In), each check kind.
   EvalCase: same<sdk.EvalCase, Out<typeof evalsDomain.evalCaseSchema>>(evalsDomain.evalCaseSchema),

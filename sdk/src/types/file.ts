@@ -12,4 +12,15 @@ export interface FileEntry {
   size: number;
   /** When the entry last changed. */
   modifiedAt: string;
+  /** Where the file stands in the search index; only on files of agent knowledge and project files. */
+  index?: FileIndex;
+}
+
+/** A file's state in the knowledge index: `pending` until indexed, then `indexed` or `failed`. */
+export interface FileIndex {
+  status: 'pending' | 'indexed' | 'failed';
+  /** Chunks stored for the indexed content. */
+  chunks?: number;
+  /** Why indexing failed (e.g. a PDF without a text layer). */
+  error?: string;
 }
