@@ -132,6 +132,13 @@ export const envSchema = z.object({
   ANTHROPIC_BASE_URL: providerUrl('https://api.anthropic.com'),
   MODEL_STANDARD: modelSpec,
   MODEL_PREMIUM: modelSpec,
+  /** The embeddings model of knowledge search (docs/knowledge.md); unset: search is full-text only. */
+  EMBEDDINGS_MODEL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^openai:.+$/, 'openai:<model> (any OpenAI-compatible /v1/embeddings at OPENAI_BASE_URL), e.g. openai:text-embedding-3-small')
+      .optional(),
+  ),
   LOCAL_MODEL_DELAY_MS: z.coerce
     .number({ error: 'a number of milliseconds' })
     .int('a whole number of milliseconds')
@@ -149,6 +156,8 @@ export const envSchema = z.object({
   TURN_RESERVE_CREDITS: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
   CREDITS_PER_1K_TOKENS_STANDARD: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(1),
   CREDITS_PER_1K_TOKENS_PREMIUM: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(5),
+  /** Credits per 1000 tokens embedded (knowledge indexing and search queries). */
+  CREDITS_PER_1K_EMBEDDING_TOKENS: z.coerce.number({ error: 'a number' }).min(0, 'at least 0').default(0.1),
   /** Bounded history (docs/http-api.md: Conversations and turns): estimated tokens a model step sends, by grade, and bytes of this turn's images. */
   HISTORY_TOKENS_STANDARD: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(32_000),
   HISTORY_TOKENS_PREMIUM: z.coerce.number({ error: 'a number of tokens' }).int('a whole number').min(1000, 'at least 1000').default(100_000),

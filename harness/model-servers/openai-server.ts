@@ -1,5 +1,7 @@
+import { conceptVector, tokenCount } from './concept-embeddings';
 import {
   argumentFragments,
+  type JsonAnswer,
   type EncodedStream,
   estimate,
   type ModelServer,
@@ -12,6 +14,20 @@ import {
 
 export type { ModelServer } from './scripted-server';
 
+/** How the test server's `/v1/embeddings` answers: its vectors come from concept-embeddings.ts. */
+interface EmbeddingsControl {
+  /** Answer the next this many embeddings requests with HTTP 500. */
+  failNext: number;
+  /** Wait this long before each answer (a slow provider, to kill a worker mid-call). */
+  delayMs: number;
+  /** Texts embedded so far, in order. */
+  readonly inputs: string[];
+}
+
+export interface OpenAIServer extends ModelServer {
+  embeddings: EmbeddingsControl;
+}
+
 /**
  * A fake OpenAI Chat Completions server speaking the real streaming wire protocol:
  * `POST /v1/chat/completions` with `stream: true` answers `text/event-stream` lines
@@ -20,8 +36,40 @@ export type { ModelServer } from './scripted-server';
  * `stream_options.include_usage` — ending with `data: [DONE]`. Errors answer OpenAI's
  * `{"error":{message,type,param,code}}`. Point `OPENAI_BASE_URL` at `${url}/v1`.
  */
-export function startOpenAIServer(): Promise<ModelServer> {
-  return startScriptedServer(openaiProtocol);
+export async function startOpenAIServer(): Promise<OpenAIServer> {
+  const embeddings: EmbeddingsControl = { failNext: 0, delayMs: 0, inputs: [] };
+  const server = await startScriptedServer({ ...openaiProtocol, jsonRoutes: embeddingsRoutes(embeddings) });
+  return Object.assign(server, { embeddings });
+}
+
+/**
+ * OpenAI's `POST /v1/embeddings`: `{ model, input: string | string[] }` answered with
+ * `{ object: 'list', data: [{ object: 'embedding', index, embedding }], model, usage }`.
+ */
+function embeddingsRoutes(control: EmbeddingsControl): Record<string, (body: Record<string, unknown>) => Promise<JsonAnswer>> {
+  const answer = async (body: Record<string, unknown>): Promise<JsonAnswer> => {
+    if (control.delayMs > 0) await new Promise((r) => setTimeout(r, control.delayMs));
+    if (control.failNext > 0) {
+      control.failNext--;
+      return { status: 500, body: openaiProtocol.errorBody(500, 'scripted embeddings failure') };
+    }
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(input) || input.length === 0 || !input.every((t): t is string => typeof t === 'string')) {
+      return { status: 400, body: openaiProtocol.errorBody(400, "'input' must be a string or a non-empty array of strings") };
+    }
+    control.inputs.push(...input);
+    const tokens = tokenCount(input);
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text) })),
+        model: typeof body.model === 'string' ? body.model : 'unknown',
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+    };
+  };
+  return { '/v1/embeddings': answer, '/embeddings': answer };
 }
 
 const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;

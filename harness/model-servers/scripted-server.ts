@@ -75,6 +75,13 @@ export interface Protocol {
   errorBody(status: number, message: string): unknown;
   /** The complete stream of the script, as encoded SSE events (`event:…\ndata:…\n\n`). */
   events(script: ScriptedResponse, body: Record<string, unknown>, counter: number): EncodedStream;
+  /** Other POST routes answered with one JSON body (e.g. OpenAI's `/v1/embeddings`); a promise may wait first. */
+  jsonRoutes?: Record<string, (body: Record<string, unknown>) => JsonAnswer | Promise<JsonAnswer>>;
+}
+
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
 }
 
 export interface EncodedStream {
@@ -116,6 +123,15 @@ export async function startScriptedServer(protocol: Protocol): Promise<ModelServ
     }
     const path = (req.url ?? '').split('?')[0] ?? '';
     requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+    const jsonRoute = req.method === 'POST' ? protocol.jsonRoutes?.[path] : undefined;
+    if (jsonRoute) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendJson(res, 400, protocol.errorBody(400, 'the body must be a JSON object'));
+      void Promise.resolve(jsonRoute(body as Record<string, unknown>)).then(
+        (answer) => sendJson(res, answer.status, answer.body),
+        (e: unknown) => sendJson(res, 500, protocol.errorBody(500, String(e))),
+      );
+      return;
+    }
     if (req.method !== 'POST' || !protocol.paths.includes(path)) {
       return sendJson(res, 404, protocol.errorBody(404, `no route ${req.method} ${path}`));
     }
