@@ -7,6 +7,8 @@ import { createDeployActivities, type DeployDeps } from './deploy';
 import { createDomainActivities, type DomainDeps } from './domains';
 import { createEvalGateActivities } from './eval-gate';
 import { createEvalRunActivities } from './eval-run';
+import { createKnowledgeIndexActivities } from './knowledge-index';
+import type { Embedder } from './model/embeddings';
 import { createProbeActivities } from './probe';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
@@ -26,6 +28,10 @@ export interface ActivityDeps {
   resolveModel: ResolveModel;
   tools: ToolRunner;
   creditsPer1kTokens: { standard: number; premium: number };
+  /** `EMBEDDINGS_MODEL`'s embedder (knowledge indexing); absent: chunks are stored for full-text search only. */
+  embedder?: Embedder | undefined;
+  /** `CREDITS_PER_1K_EMBEDDING_TOKENS` (default 0). */
+  creditsPer1kEmbeddingTokens?: number;
   textFlushMs: number;
   historyBudget: HistoryBudget;
   /** Where turns are counted and timed (the worker's registry, workers/metrics.ts). */
@@ -72,6 +78,7 @@ export function createActivities(deps: ActivityDeps) {
       creditsPer1kTokens: deps.creditsPer1kTokens,
       maxRunningTurns: deps.maxRunningTurns,
     }),
+    ...createKnowledgeIndexActivities({ repos: deps.repos, embedder: deps.embedder, creditsPer1kEmbeddingTokens: deps.creditsPer1kEmbeddingTokens ?? 0 }),
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
     ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
     ...domainActivities(deps),

@@ -17,6 +17,7 @@ import { OAuthService } from '../services/oauth';
 import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
+import { temporalKnowledgeIndexer } from '../services/knowledge-indexer';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
@@ -141,9 +142,18 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
     publicBaseURL: deps.config.PUBLIC_BASE_URL,
   });
   const storageQuotaBytes = deps.config.WORKSPACE_STORAGE_BYTES;
-  knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents, storageQuotaBytes }));
+  const indexer = temporalKnowledgeIndexer(
+    () => deps.temporal,
+    deps.config.taskQueues.ops,
+    (err) => deps.logger.warn({ err }, 'knowledge indexing could not be signalled; the written file stays pending until the next write'),
+  );
+  knowledgeRoutes(r, new KnowledgeService({ repos: deps.repos, agents, storageQuotaBytes, indexer }));
   projectRoutes(r, new ProjectsService(deps));
-  projectConversationRoutes(r, new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes }), deps.config.PUBLIC_BASE_URL);
+  projectConversationRoutes(
+    r,
+    new ProjectConversationsService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes, indexer }),
+    deps.config.PUBLIC_BASE_URL,
+  );
   const cancellation = new TurnCancellation({ db: deps.db, repos: deps.repos, temporal: deps.temporal, waitMs: 5000 });
   const conversations = new ConversationsService({
     db: deps.db,
@@ -157,7 +167,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   });
   conversationFileRoutes(
     r,
-    new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes }),
+    new ConversationFilesService({ repos: deps.repos, signingKey: signingKey(deps.config), storageQuotaBytes, indexer }),
     deps.config.PUBLIC_BASE_URL,
   );
   const stream = {

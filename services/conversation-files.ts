@@ -3,6 +3,7 @@ import { conversationDrive } from '../db/repositories/files';
 import { AppError } from '../domain/errors';
 import type { FileEntry } from '../domain/file-path';
 import { type UrlSigningKeys, verifyFileGrant } from '../domain/signed-url';
+import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 import { OwnedFiles } from './owned-files';
 
 /**
@@ -11,7 +12,7 @@ import { OwnedFiles } from './owned-files';
  * are redeemed here.
  */
 export class ConversationFilesService extends OwnedFiles {
-  constructor(deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number }) {
+  constructor(deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number; indexer?: KnowledgeIndexer }) {
     super(deps, async (workspaceId, conversationId) => {
       const row = await deps.repos.conversations.get({ workspaceId, conversationId });
       if (!row) throw new AppError('conversation_not_found', 'no such conversation');

@@ -3,20 +3,26 @@ import { knowledgeSpace } from '../db/repositories/files';
 import type { FileEntry } from '../domain/file-path';
 import type { AgentsService } from './agents';
 import { FileSpace } from './file-space';
+import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 
 /** An agent's knowledge file space. Not versioned: changing it publishes no version. */
 export class KnowledgeService {
   private readonly files: FileSpace;
 
-  constructor(private readonly deps: { repos: Repositories; agents: AgentsService; storageQuotaBytes?: number }) {
+  constructor(private readonly deps: { repos: Repositories; agents: AgentsService; storageQuotaBytes?: number; indexer?: KnowledgeIndexer }) {
     this.files = new FileSpace(deps.repos, deps.storageQuotaBytes);
   }
 
-  /** Writes while holding the agent, so deleting it concurrently cannot leave the file behind. */
+  /**
+   * Writes while holding the agent, so deleting it concurrently cannot leave the file behind; then,
+   * once committed (the workflow must see the row), tells the agent's indexing workflow.
+   */
   async put(workspaceId: string, agentId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry> {
-    return this.deps.agents.whileExists(workspaceId, agentId, (trx) =>
+    const entry = await this.deps.agents.whileExists(workspaceId, agentId, (trx) =>
       this.files.put(workspaceId, knowledgeSpace(agentId), path, content, declaredType, trx),
     );
+    if (entry.index?.status === 'pending') await this.deps.indexer?.changed(workspaceId, knowledgeSpace(agentId));
+    return entry;
   }
 
   async list(workspaceId: string, agentId: string, dir: string): Promise<FileEntry[]> {

@@ -2,6 +2,7 @@ import type { Repositories } from '../db/repositories';
 import type { FileEntry } from '../domain/file-path';
 import type { UrlSigningKeys } from '../domain/signed-url';
 import { FileSpace, type FileUrlInput } from './file-space';
+import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 
 /** Finds the owner (`ownerId` in `workspaceId`) and names its file space; throws the owner's not-found error. */
 export type SpaceOf = (workspaceId: string, ownerId: string) => Promise<string>;
@@ -15,14 +16,18 @@ export class OwnedFiles {
   protected readonly files: FileSpace;
 
   constructor(
-    protected readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number },
+    protected readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number; indexer?: KnowledgeIndexer },
     private readonly spaceOf: SpaceOf,
   ) {
     this.files = new FileSpace(deps.repos, deps.storageQuotaBytes);
   }
 
+  /** Writes the file; a project's files are indexed for knowledge search, so their workflow is told. */
   async put(workspaceId: string, ownerId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry> {
-    return this.files.put(workspaceId, await this.spaceOf(workspaceId, ownerId), path, content, declaredType);
+    const space = await this.spaceOf(workspaceId, ownerId);
+    const entry = await this.files.put(workspaceId, space, path, content, declaredType);
+    if (entry.index?.status === 'pending') await this.deps.indexer?.changed(workspaceId, space);
+    return entry;
   }
 
   async list(workspaceId: string, ownerId: string, dir: string): Promise<FileEntry[]> {

@@ -9,6 +9,7 @@ import type { ProjectConversation, StartProjectConversationInput } from '../doma
 import type { ProjectTurnInput } from '../domain/project-runs';
 import type { UrlSigningKeys } from '../domain/signed-url';
 import { ProjectIdKey } from '../workflows/search-attributes';
+import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 import { OwnedFiles } from './owned-files';
 
 const projectNotFound = () => new AppError('project_not_found', 'no such project');
@@ -57,7 +58,7 @@ export class ProjectConversationsService {
   /** The project's files: what its conversations' drives and its members' delegated turns write. */
   readonly files: OwnedFiles;
 
-  constructor(private readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number }) {
+  constructor(private readonly deps: { repos: Repositories; signingKey: UrlSigningKeys; storageQuotaBytes?: number; indexer?: KnowledgeIndexer }) {
     this.files = new OwnedFiles(deps, async (workspaceId, projectId) => {
       if (!(await deps.repos.projects.get({ workspaceId, projectId }))) throw projectNotFound();
       return projectSpace(projectId);

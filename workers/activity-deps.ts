@@ -1,6 +1,8 @@
 import type { ActivityDeps } from '../activities';
 import type { TurnMetrics } from '../activities/turn-metrics';
 import { createAcmeIssuer } from '../activities/acme';
+import { Context } from '@temporalio/activity';
+import { createEmbedder, type Embedder } from '../activities/model/embeddings';
 import { createModelResolver } from '../activities/model/registry';
 import { TokenCounter } from '../activities/model/token-count';
 import { createSafeFetch, type SafeFetch } from '../activities/outbound/safe-fetch';
@@ -9,6 +11,7 @@ import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sou
 import type { ToolRunner } from '../activities/tools/types';
 import type { Config } from '../config/env';
 import { secretBoxFromConfig } from '../config/secret-box';
+import { temporalKnowledgeIndexer } from '../services/knowledge-indexer';
 import { TEXT_FLUSH_MS } from '../config/worker-tuning';
 import type { Db } from '../db/connect';
 import { createRepositories, type Repositories } from '../db/repositories';
@@ -20,12 +23,15 @@ import { workerIdentity } from './identity';
  * Built-in tools, HTTP tools and MCP servers, reaching the network only through the
  * outbound-safe fetch, with credentials decrypted at call time (SECRETS_KEY).
  */
-function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch: SafeFetch): ToolRunner {
+function toolRunnerFromConfig(config: Config, db: Db, repos: Repositories, fetch: SafeFetch, embedder: Embedder | undefined): ToolRunner {
   const credentials = credentialSourceFromConfig(config, db, repos);
   return createToolRunner({
     repos,
     builtIns: [webFetchBuiltIn(fetch)],
     storageQuotaBytes: config.WORKSPACE_STORAGE_BYTES,
+    knowledge: { embedder, creditsPer1kEmbeddingTokens: config.CREDITS_PER_1K_EMBEDDING_TOKENS },
+    // Tools run inside activities: the activity's own client signals the space's indexing workflow.
+    indexer: temporalKnowledgeIndexer(() => Context.current().client, config.taskQueues.ops),
     sources: createExtraToolSources({ credentials, fetch }),
   });
 }
@@ -38,13 +44,16 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
   const repos = createRepositories(db);
   const fetch = createSafeFetch({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const box = secretBoxFromConfig(config);
+  const embedder = createEmbedder(config);
   return {
     db,
     repos,
     workerIdentity: workerIdentity(),
     resolveModel: createModelResolver(config),
-    tools: toolRunnerFromConfig(config, db, repos, fetch),
+    tools: toolRunnerFromConfig(config, db, repos, fetch, embedder),
     creditsPer1kTokens: { standard: config.CREDITS_PER_1K_TOKENS_STANDARD, premium: config.CREDITS_PER_1K_TOKENS_PREMIUM },
+    embedder,
+    creditsPer1kEmbeddingTokens: config.CREDITS_PER_1K_EMBEDDING_TOKENS,
     textFlushMs: TEXT_FLUSH_MS,
     metrics,
     spans,

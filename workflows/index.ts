@@ -2,6 +2,7 @@
 export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { domainWorkflow } from './domain';
 export { evalRunWorkflow } from './eval-run';
+export { knowledgeIndexWorkflow } from './knowledge-index';
 export { projectTurnWorkflow } from './project-turn';
 export { roundTripProbe } from './probe';
 export { triggerRunWorkflow } from './trigger-run';

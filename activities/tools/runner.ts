@@ -1,4 +1,6 @@
 import type { Repositories } from '../../db/repositories';
+import type { KnowledgeIndexer } from '../../turns/knowledge-indexer';
+import type { Embedder } from '../model/embeddings';
 import type { Step } from '../../domain/turn-events';
 import type { ModelTool, ModelToolCall } from '../model/types';
 import { dataTool } from './builtin-data';
@@ -28,11 +30,17 @@ export interface ToolSources {
 
 const noExtraTools: ToolSources = { extra: async () => [], mask: async (_ctx, text) => text };
 
-function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[], storageQuotaBytes: number | undefined): BuiltInTool[] {
+/** What knowledge search needs: the embeddings model (absent: full-text only) and its price. */
+export interface KnowledgeSearchDeps {
+  embedder?: Embedder | undefined;
+  creditsPer1kEmbeddingTokens?: number;
+}
+
+function builtIns(repos: Repositories, extraBuiltIns: BuiltInTool[], storageQuotaBytes: number | undefined, knowledge: KnowledgeSearchDeps): BuiltInTool[] {
   const setPlan = async (turnId: string, items: Step[]) => {
     await repos.turns.changeSteps({ turnId, change: (steps) => [...items, ...steps.filter((s) => !s.id.startsWith('plan-'))] });
   };
-  return [...fileTools(repos, storageQuotaBytes), dataTool(repos, storageQuotaBytes), knowledgeTool(repos), planTool(setPlan), ...extraBuiltIns];
+  return [...fileTools(repos, storageQuotaBytes), dataTool(repos, storageQuotaBytes), knowledgeTool({ repos, ...knowledge }), planTool(setPlan), ...extraBuiltIns];
 }
 
 /**
@@ -46,8 +54,12 @@ export function createToolRunner(opts: {
   sources?: ToolSources;
   /** WORKSPACE_STORAGE_BYTES: the file tools' writes count against the workspace's quota like uploads. */
   storageQuotaBytes?: number;
+  knowledge?: KnowledgeSearchDeps;
+  /** Told when a tool wrote files to an indexed space (a project's files), so they are indexed. */
+  indexer?: KnowledgeIndexer;
 }): ToolRunner {
-  const catalogue = builtIns(opts.repos, opts.builtIns ?? [], opts.storageQuotaBytes);
+  const catalogue = builtIns(opts.repos, opts.builtIns ?? [], opts.storageQuotaBytes, opts.knowledge ?? {});
+  const indexer = opts.indexer;
   const sources = opts.sources ?? noExtraTools;
 
   async function offered(ctx: ToolContext): Promise<OfferedTool[]> {
@@ -83,6 +95,7 @@ export function createToolRunner(opts: {
             // A thrown message is a result like any other: it may quote a URL or header that holds a secret.
             result = { ok: false, content: `the tool failed: ${e instanceof Error ? e.message : String(e)}` };
           }
+          if (indexer && result.files?.length) await indexer.changed(ctx.workspaceId, ctx.drive);
           return { ...result, content: await sources.mask(ctx, result.content) };
         },
       };

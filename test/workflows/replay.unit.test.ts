@@ -20,6 +20,7 @@ const WORKFLOW_TYPES = [
   'promoteWorkflow',
   'domainWorkflow',
   'evalRunWorkflow',
+  'knowledgeIndexWorkflow',
 ];
 
 function loadHistory(file: string): temporal.api.history.v1.History {

@@ -1,0 +1,100 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Repositories } from '../db/repositories';
+import type { StoredChunk } from '../db/repositories/knowledge-chunks';
+import type { IndexFileResult } from '../domain/knowledge-index';
+import { chunkSections } from './knowledge/chunk';
+import { extractText } from './knowledge/extract';
+import { EMBED_BATCH, type Embedder } from './model/embeddings';
+import { ModelError } from './model/types';
+
+interface KnowledgeIndexDeps {
+  repos: Repositories;
+  /** Undefined without `EMBEDDINGS_MODEL`: chunks are stored for full-text search only. */
+  embedder: Embedder | undefined;
+  /** `CREDITS_PER_1K_EMBEDDING_TOKENS`. */
+  creditsPer1kEmbeddingTokens: number;
+}
+
+interface FileRef {
+  space: string;
+  path: string;
+  sha256: string;
+}
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** The steps of `knowledgeIndexWorkflow` (docs/knowledge.md). */
+export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
+  const { repos, embedder } = deps;
+
+  /** Embeds the chunks in batches, debiting each batch's tokens; heartbeats between batches. */
+  async function embedAll(chunks: StoredChunk[], workspaceId: string, file: FileRef): Promise<void> {
+    if (!embedder) return;
+    const ctx = Context.current();
+    const attempt = ctx.info.attempt;
+    for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+      const batch = chunks.slice(i, i + EMBED_BATCH);
+      // A slow provider is not a dead worker: beat while the request is out, too.
+      const beat = setInterval(() => ctx.heartbeat({ embedded: i, of: chunks.length }), 3_000);
+      const { vectors, tokens } = await embedder.embed(batch.map((c) => c.text), ctx.cancellationSignal).finally(() => clearInterval(beat));
+      batch.forEach((c, j) => (c.embedding = vectors[j]));
+      const cost = round6((tokens / 1000) * deps.creditsPer1kEmbeddingTokens);
+      // Keyed per batch and attempt: a retried attempt pays again for what it embedded again.
+      const key = `embed:${file.space}:${file.path}:${file.sha256.slice(0, 16)}:${i / EMBED_BATCH}:${attempt}`;
+      if (cost > 0) await repos.workspaces.debitTurn({ workspaceId, turnId: key, amount: cost });
+      ctx.heartbeat({ embedded: i + batch.length, of: chunks.length });
+    }
+  }
+
+  return {
+    /** The files of the space waiting for indexing. */
+    async pendingKnowledgeFiles(input: { space: string; limit: number }): Promise<Array<{ path: string; sha256: string }>> {
+      return repos.knowledgeChunks.pending(input);
+    },
+
+    /**
+     * Extracts, chunks, embeds and stores one file's content. A document that yields no text is
+     * marked `failed` with the reason at once (retrying cannot help); a provider failure is thrown
+     * for Temporal to retry, and the workflow marks the file failed when the retries run out.
+     */
+    async indexKnowledgeFile(file: FileRef): Promise<IndexFileResult> {
+      const source = await repos.knowledgeChunks.source(file);
+      if (!source) return { status: 'skipped' };
+      const ctx = Context.current();
+      const extraction = await extractText({ path: file.path, mimeType: source.mimeType, content: source.content }, undefined, ctx.cancellationSignal);
+      if (!extraction.ok) {
+        await repos.knowledgeChunks.fail({ ...file, error: extraction.reason });
+        return { status: 'failed', reason: extraction.reason };
+      }
+      const chunks: StoredChunk[] = chunkSections(extraction.sections);
+      if (chunks.length === 0) {
+        const reason = 'the file holds no text to index';
+        await repos.knowledgeChunks.fail({ ...file, error: reason });
+        return { status: 'failed', reason };
+      }
+      try {
+        await embedAll(chunks, source.workspaceId, file);
+      } catch (e) {
+        if (e instanceof ModelError) {
+          throw ApplicationFailure.create({
+            type: 'EmbeddingsFailed',
+            message: e.message,
+            nonRetryable: !e.retryable,
+            ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
+          });
+        }
+        throw e;
+      }
+      const stored = await repos.knowledgeChunks.replace({ ...file, chunks });
+      return stored ? { status: 'indexed', chunks: chunks.length } : { status: 'skipped' };
+    },
+
+    /** Marks a file failed after its retries ran out (the reason is the last attempt's). */
+    async failKnowledgeFile(input: FileRef & { error: string }): Promise<void> {
+      await repos.knowledgeChunks.fail(input);
+    },
+  };
+}
+
+export type KnowledgeIndexActivities = ReturnType<typeof createKnowledgeIndexActivities>;
