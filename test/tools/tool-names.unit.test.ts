@@ -13,7 +13,7 @@ import { builtInToolNames, fileToolsWithoutDrive, modelToolName, unknownToolMess
 describe('built-in tool names', () => {
   // Building the tools touches nothing: the repositories and the fetch are used only by a call.
   const repos = {} as Repositories;
-  const all = [...fileTools(repos), dataTool(repos), knowledgeTool(repos), planTool(async () => {}), webFetchBuiltIn(async () => new Response())];
+  const all = [...fileTools(repos), dataTool(repos), knowledgeTool({ repos }), planTool(async () => {}), webFetchBuiltIn(async () => new Response())];
 
   it('every built-in is offered to the model under its catalogue name with the dot made an underscore', () => {
     assert.deepEqual(all.map((t) => t.name).sort(), [...builtInToolNames].sort(), 'one tool per catalogue entry');
