@@ -35,9 +35,7 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
     const attempt = ctx.info.attempt;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       const batch = chunks.slice(i, i + EMBED_BATCH);
-      // A slow provider is not a dead worker: beat while the request is out, too.
-      const beat = setInterval(() => ctx.heartbeat({ embedded: i, of: chunks.length }), 3_000);
-      const { vectors, tokens } = await embedder.embed(batch.map((c) => c.text), ctx.cancellationSignal).finally(() => clearInterval(beat));
+      const { vectors, tokens } = await embedder.embed(batch.map((c) => c.text), ctx.cancellationSignal);
       batch.forEach((c, j) => (c.embedding = vectors[j]));
       const cost = round6((tokens / 1000) * deps.creditsPer1kEmbeddingTokens);
       // Keyed per batch and attempt: a retried attempt pays again for what it embedded again.
@@ -45,6 +43,38 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
       if (cost > 0) await repos.workspaces.debitTurn({ workspaceId, turnId: key, amount: cost });
       ctx.heartbeat({ embedded: i + batch.length, of: chunks.length });
     }
+  }
+
+  /** Extracts, chunks, embeds and stores one file (the activity below beats around it). */
+  async function indexFile(file: FileRef, ctx: Context): Promise<IndexFileResult> {
+    const source = await repos.knowledgeChunks.source(file);
+    if (!source) return { status: 'skipped' };
+    const extraction = await extractText({ path: file.path, mimeType: source.mimeType, content: source.content }, undefined, ctx.cancellationSignal);
+    if (!extraction.ok) {
+      await repos.knowledgeChunks.fail({ ...file, error: extraction.reason });
+      return { status: 'failed', reason: extraction.reason };
+    }
+    const chunks: StoredChunk[] = chunkSections(extraction.sections);
+    if (chunks.length === 0) {
+      const reason = 'the file holds no text to index';
+      await repos.knowledgeChunks.fail({ ...file, error: reason });
+      return { status: 'failed', reason };
+    }
+    try {
+      await embedAll(chunks, source.workspaceId, file);
+    } catch (e) {
+      if (e instanceof ModelError) {
+        throw ApplicationFailure.create({
+          type: 'EmbeddingsFailed',
+          message: e.message,
+          nonRetryable: !e.retryable,
+          ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
+        });
+      }
+      throw e;
+    }
+    const stored = await repos.knowledgeChunks.replace({ ...file, chunks, note: extraction.truncated });
+    return stored ? { status: 'indexed', chunks: chunks.length } : { status: 'skipped' };
   }
 
   return {
@@ -59,35 +89,14 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
      * for Temporal to retry, and the workflow marks the file failed when the retries run out.
      */
     async indexKnowledgeFile(file: FileRef): Promise<IndexFileResult> {
-      const source = await repos.knowledgeChunks.source(file);
-      if (!source) return { status: 'skipped' };
       const ctx = Context.current();
-      const extraction = await extractText({ path: file.path, mimeType: source.mimeType, content: source.content }, undefined, ctx.cancellationSignal);
-      if (!extraction.ok) {
-        await repos.knowledgeChunks.fail({ ...file, error: extraction.reason });
-        return { status: 'failed', reason: extraction.reason };
-      }
-      const chunks: StoredChunk[] = chunkSections(extraction.sections);
-      if (chunks.length === 0) {
-        const reason = 'the file holds no text to index';
-        await repos.knowledgeChunks.fail({ ...file, error: reason });
-        return { status: 'failed', reason };
-      }
+      // A long extraction or a slow provider is not a dead worker: beat all along, not only between batches.
+      const beat = setInterval(() => ctx.heartbeat(), 3_000);
       try {
-        await embedAll(chunks, source.workspaceId, file);
-      } catch (e) {
-        if (e instanceof ModelError) {
-          throw ApplicationFailure.create({
-            type: 'EmbeddingsFailed',
-            message: e.message,
-            nonRetryable: !e.retryable,
-            ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
-          });
-        }
-        throw e;
+        return await indexFile(file, ctx);
+      } finally {
+        clearInterval(beat);
       }
-      const stored = await repos.knowledgeChunks.replace({ ...file, chunks });
-      return stored ? { status: 'indexed', chunks: chunks.length } : { status: 'skipped' };
     },
 
     /** Marks a file failed after its retries ran out (the reason is the last attempt's). */

@@ -17,7 +17,7 @@ import { OAuthService } from '../services/oauth';
 import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
-import { temporalKnowledgeIndexer } from '../services/knowledge-indexer';
+import { temporalKnowledgeIndexer } from '../turns/knowledge-indexer';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';
@@ -164,6 +164,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
     cancellation,
     maxRunningTurns: deps.config.WORKSPACE_RUNNING_TURNS_MAX,
     storageQuotaBytes,
+    indexer,
   });
   conversationFileRoutes(
     r,

@@ -4,6 +4,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, ConversationRow } from '../db/repositories/conversations';
 import { conversationDrive } from '../db/repositories/files';
+import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
 import { missingRequirements, type SuppliedView } from '../domain/credentials';
@@ -37,6 +38,8 @@ interface ConversationsDeps {
   maxRunningTurns: number;
   /** WORKSPACE_STORAGE_BYTES: attachments count against the workspace's storage quota. */
   storageQuotaBytes: number;
+  /** Told when attachments land in an indexed space (a project's files), so they are indexed. */
+  indexer?: KnowledgeIndexer;
 }
 
 /** When a running turn of the workspace ends is unknown: the refusal says to come back after a few seconds. */
@@ -169,7 +172,7 @@ export class ConversationsService {
    */
   async ask(workspaceId: string, conversationId: string, input: AskInput, requestId?: string): Promise<string> {
     const { repos, db } = this.deps;
-    const { turnId, run } = await db.transaction(async (trx) => {
+    const { turnId, run, attachedTo } = await db.transaction(async (trx) => {
       // One statement: the conversation, locked, with its pinned version's configuration.
       const locked = await repos.conversations.lockWithConfig({ workspaceId, conversationId }, trx);
       if (!locked) throw notFound();
@@ -190,7 +193,7 @@ export class ConversationsService {
         trx,
       );
       if ('refused' in opened) throw askRefusal(opened);
-      return { turnId: opened.turnId, run };
+      return { turnId: opened.turnId, run, attachedTo: input.attachments?.length ? conversationDrive(row) : undefined };
     });
     try {
       const args: TurnInput = { turnId, limits: this.deps.limits, ...run.input };
@@ -208,6 +211,8 @@ export class ConversationsService {
       );
       throw new AppError('temporal_unavailable', 'the turn could not be started; try again shortly', undefined, { cause: e });
     }
+    // Not awaited: the turn has started, and the signal never rejects (a project's attachments only; drives are not indexed).
+    if (attachedTo) void this.deps.indexer?.changed(workspaceId, attachedTo);
     return turnId;
   }
 

@@ -1,11 +1,41 @@
-/** The knowledge index's signal, as both the API's services and the worker's tools send it (docs/knowledge.md). */
+import type { Client } from '@temporalio/client';
+import { isIndexedSpace } from '../db/repositories/files';
+import { FILES_CHANGED_SIGNAL, knowledgeIndexWorkflowId } from '../domain/knowledge-index';
+import type { knowledgeIndexWorkflow } from '../workflows/knowledge-index';
+import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+
+/** The knowledge index's signal, as the API's services, the worker's tools and its start send it (docs/knowledge.md). */
 
 /** Tells a space's indexing workflow that its files changed (docs/knowledge.md). */
 export interface KnowledgeIndexer {
   /**
    * Signals (or starts) the space's workflow; a space that is not indexed is ignored. Never
    * rejects: the write it follows stands, and if Temporal cannot be told, the files stay
-   * `pending` (search reads them whole meanwhile) until the space's next write.
+   * `pending` (search reads them whole meanwhile) until the space's next write or the next worker start.
    */
   changed(workspaceId: string, space: string): Promise<void>;
+}
+
+/**
+ * Signal-with-start of `knowledgeIndexWorkflow` on the ops queue: one workflow per space, started
+ * by the first write and signalled by the others while it runs. `client` is read at each call
+ * (an activity's client exists only inside the activity).
+ */
+export function temporalKnowledgeIndexer(client: () => Client, opsQueue: string, onError: (err: unknown) => void = () => undefined): KnowledgeIndexer {
+  return {
+    async changed(workspaceId, space) {
+      if (!isIndexedSpace(space)) return;
+      const agentId = space.startsWith('knowledge:') ? space.slice('knowledge:'.length) : undefined;
+      await Promise.resolve()
+        .then(() => client().workflow.signalWithStart<typeof knowledgeIndexWorkflow, []>('knowledgeIndexWorkflow', {
+        workflowId: knowledgeIndexWorkflowId(space),
+        taskQueue: opsQueue,
+        args: [{ workspaceId, space }],
+        signal: FILES_CHANGED_SIGNAL,
+        signalArgs: [],
+        typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }, ...(agentId ? [{ key: AgentIdKey, value: agentId }] : [])],
+      }))
+        .then(() => undefined, onError);
+    },
+  };
 }

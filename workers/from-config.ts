@@ -9,7 +9,9 @@ import { installTemporalRuntime } from '../infra/temporal-runtime';
 import type { Spans } from '../infra/tracing/spans';
 import type { WorkerTracing } from '../infra/tracing/temporal';
 import { activityDepsFromConfig } from './activity-deps';
+import { temporalKnowledgeIndexer } from '../turns/knowledge-indexer';
 import { startWorkerHealthServer } from './health-server';
+import { resumePendingIndexing } from './pending-indexing';
 import { createWorkerMetrics } from './metrics';
 import { startWorkers } from './worker';
 
@@ -63,6 +65,8 @@ export async function startWorkerFromConfig(opts: WorkerFromConfigOptions): Prom
       tuning: { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS },
     });
     workers.done.catch((e: unknown) => logger.fatal({ err: e }, 'worker stopped unexpectedly'));
+    const indexer = temporalKnowledgeIndexer(() => workers.client, config.taskQueues.ops, (err) => logger.warn({ err }, 'knowledge indexing could not be signalled'));
+    void resumePendingIndexing({ repos: deps.repos, indexer, logger }).catch((err: unknown) => logger.warn({ err }, 'could not look for pending knowledge files'));
     const health =
       config.WORKER_HEALTH_PORT === undefined
         ? undefined
