@@ -44,6 +44,8 @@ export const fileIndexSchema = z
     chunks: z.number().int().min(0).optional(),
     /** Why indexing failed (e.g. a PDF without a text layer). */
     error: z.string().optional(),
+    /** On an indexed file, what a limit left out (e.g. `only the first 500 of 812 pages were read`). */
+    note: z.string().optional(),
   })
   .strict()
   .meta({ id: 'FileIndex', description: 'A file\'s state in the knowledge index: `pending` until indexed, then `indexed` (with its chunk count) or `failed` (with the reason).' });

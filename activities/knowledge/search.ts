@@ -18,7 +18,7 @@ export interface KnowledgeSearch {
 }
 
 /** A hit with what identifies it across lists: `path#ord` for a chunk, `path#file` for a whole file. */
-type Candidate = KnowledgeHit & { id: string };
+export type Candidate = KnowledgeHit & { id: string };
 
 /** Candidates each way before fusion: enough for a good top 20, few enough to stay cheap. */
 const CANDIDATES = 30;
@@ -80,7 +80,7 @@ function dot(a: Float32Array, b: Float32Array): number {
  * Reciprocal rank fusion: each hit scores the sum of 1 / (k + rank) over the lists it is in; the
  * first list's version of a hit is kept (the full-text one has the highlighted snippet).
  */
-function fuse(lists: Candidate[][], limit: number): KnowledgeHit[] {
+export function fuse(lists: Candidate[][], limit: number): KnowledgeHit[] {
   const fused = new Map<string, { hit: KnowledgeHit; score: number }>();
   for (const list of lists) {
     list.forEach(({ id, ...hit }, rank) => {

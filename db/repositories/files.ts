@@ -221,7 +221,8 @@ function toIndex(row: FileRow): FileIndex | undefined {
     case 'pending':
       return { status: 'pending' };
     case 'indexed':
-      return { status: 'indexed', chunks: row.index_chunks ?? 0 };
+      // On an indexed file, index_error holds what a limit left out.
+      return { status: 'indexed', chunks: row.index_chunks ?? 0, ...(row.index_error ? { note: row.index_error } : {}) };
     case 'failed':
       return { status: 'failed', error: row.index_error ?? 'indexing failed' };
     default:

@@ -64,6 +64,12 @@ export class KnowledgeChunksRepository {
     return rows.map((r) => ({ path: r.path, sha256: r.content_sha256 }));
   }
 
+  /** Spaces with files waiting to be indexed (a worker's start signals them). */
+  async pendingSpaces({ limit }: { limit: number }): Promise<Array<{ workspaceId: string; space: string }>> {
+    const rows: Array<{ workspace_id: string; space: string }> = await this.db('files').where({ index_status: 'pending' }).distinct('workspace_id', 'space').limit(limit);
+    return rows.map((r) => ({ workspaceId: r.workspace_id, space: r.space }));
+  }
+
   /** The file as it is now, for extraction; undefined when it is gone or was rewritten since (another round indexes that). */
   async source({ space, path, sha256 }: { space: string; path: string; sha256: string }): Promise<{ workspaceId: string; mimeType: string; content: Buffer } | undefined> {
     const row = await this.db('files').where({ space, path, content_sha256: sha256 }).first('workspace_id', 'mime_type', 'content');
@@ -71,11 +77,11 @@ export class KnowledgeChunksRepository {
   }
 
   /**
-   * Replaces the file's chunks and marks it indexed, in one transaction, only while the file still
-   * holds the content they came from (a write since then leaves it pending for the next round).
-   * True when stored.
+   * Replaces the file's chunks and marks it indexed (with `note`: what a limit left out), in one
+   * transaction, only while the file still holds the content they came from (a write since then
+   * leaves it pending for the next round). True when stored.
    */
-  async replace({ space, path, sha256, chunks }: { space: string; path: string; sha256: string; chunks: StoredChunk[] }): Promise<boolean> {
+  async replace({ space, path, sha256, chunks, note }: { space: string; path: string; sha256: string; chunks: StoredChunk[]; note?: string | undefined }): Promise<boolean> {
     const pgvector = await this.hasPgvector();
     const dims = chunks.find((c) => c.embedding)?.embedding?.length;
     if (pgvector && dims) await this.ensureHnswIndex(dims);
@@ -98,7 +104,7 @@ export class KnowledgeChunksRepository {
       }
       await t('files')
         .where({ space, path })
-        .update({ index_status: 'indexed', indexed_sha256: sha256, index_chunks: chunks.length, index_error: null });
+        .update({ index_status: 'indexed', indexed_sha256: sha256, index_chunks: chunks.length, index_error: note ?? null });
       return true;
     });
   }

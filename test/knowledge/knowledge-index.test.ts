@@ -211,6 +211,20 @@ describe('knowledge index: documents, meaning, and an indexing workflow', functi
     assert.match(outside.content, /belongs to no project/);
   });
 
+  it('a file written without a signal (before the index existed, or while Temporal was away) is indexed when a worker starts', async () => {
+    const { agentId, workspaceId, agent } = await newAgent();
+    // Straight to the table: nothing tells the space's workflow, as for files older than migration 025.
+    const put = await repos().files.put({ workspaceId, space: knowledgeSpace(agentId), path: 'old.md', content: Buffer.from('# Leave\n\nTwenty-five days of annual leave.'), mimeType: 'text/markdown' });
+    assert.ok('entry' in put && put.entry.index?.status === 'pending');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await agent.knowledge.list())[0]!.index!.status, 'pending', 'no workflow was told');
+    worker.kill('SIGKILL');
+    await new Promise((r) => worker.once('exit', r));
+    worker = await spawnWorker(env);
+    const indexed = await settled(() => agent.knowledge.list(), ['old.md']);
+    assert.equal(indexed.get('old.md')!.index!.status, 'indexed');
+  });
+
   it('an indexing workflow survives its worker killed mid-embedding, ends once, and the index is exact', async () => {
     const { agent, agentId } = await newAgent();
     const space = knowledgeSpace(agentId);

@@ -56,7 +56,9 @@ describe('knowledge storage: the exact path and the pgvector path', function () 
       assert.ok(extraction.ok);
       const chunks = chunkSections(extraction.sections);
       const { vectors } = await embedder.embed(chunks.map((c) => c.text));
-      assert.equal(await repos.knowledgeChunks.replace({ space, path: p, sha256: pending!.sha256, chunks: chunks.map((c, i) => ({ ...c, embedding: vectors[i]! })) }), true);
+      // A limit's note (as extraction's `truncated` gives it) is kept with the indexed state.
+      const note = p === 'office.md' ? 'only the first 2 of 3 pages were read' : undefined;
+      assert.equal(await repos.knowledgeChunks.replace({ space, path: p, sha256: pending!.sha256, chunks: chunks.map((c, i) => ({ ...c, embedding: vectors[i]! })), note }), true);
     }
   }
 
@@ -68,6 +70,9 @@ describe('knowledge storage: the exact path and the pgvector path', function () 
     await db('workspaces').insert({ id: workspaceId, name: 'storage paths', credits: 0 });
     const space = knowledgeSpace(`agt_t${randomToken(8)}`);
     await indexAll(repos, workspaceId, space);
+    const listed = new Map((await repos.files.list({ space, dir: '' })).map((e) => [e.path, e.index]));
+    assert.deepEqual(listed.get('office.md'), { status: 'indexed', chunks: 1, note: 'only the first 2 of 3 pages were read' });
+    assert.deepEqual(listed.get('refunds.md'), { status: 'indexed', chunks: 1 });
 
     const question = 'How long until I get my money back?';
     const result = await searchKnowledge({ repos, embedder }, { space, query: question, limit: 3 });

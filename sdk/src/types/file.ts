@@ -23,4 +23,6 @@ export interface FileIndex {
   chunks?: number;
   /** Why indexing failed (e.g. a PDF without a text layer). */
   error?: string;
+  /** On an indexed file, what a limit left out (e.g. `only the first 500 of 812 pages were read`). */
+  note?: string;
 }
