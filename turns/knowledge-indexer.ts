@@ -4,14 +4,15 @@ import { FILES_CHANGED_SIGNAL, knowledgeIndexWorkflowId } from '../domain/knowle
 import type { knowledgeIndexWorkflow } from '../workflows/knowledge-index';
 import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
 
-/** The knowledge index's signal, as the API's services, the worker's tools and its start send it (docs/knowledge.md). */
-
-/** Tells a space's indexing workflow that its files changed (docs/knowledge.md). */
+/**
+ * Tells a space's indexing workflow that its files changed (docs/knowledge.md): sent by the API's
+ * services, the worker's tools and the worker's start.
+ */
 export interface KnowledgeIndexer {
   /**
    * Signals (or starts) the space's workflow; a space that is not indexed is ignored. Never
    * rejects: the write it follows stands, and if Temporal cannot be told, the files stay
-   * `pending` (search reads them whole meanwhile) until the space's next write or the next worker start.
+   * `pending` (search reads them whole meanwhile) until the space's next write or worker start.
    */
   changed(workspaceId: string, space: string): Promise<void>;
 }
@@ -26,16 +27,17 @@ export function temporalKnowledgeIndexer(client: () => Client, opsQueue: string,
     async changed(workspaceId, space) {
       if (!isIndexedSpace(space)) return;
       const agentId = space.startsWith('knowledge:') ? space.slice('knowledge:'.length) : undefined;
-      await Promise.resolve()
-        .then(() => client().workflow.signalWithStart<typeof knowledgeIndexWorkflow, []>('knowledgeIndexWorkflow', {
-        workflowId: knowledgeIndexWorkflowId(space),
-        taskQueue: opsQueue,
-        args: [{ workspaceId, space }],
-        signal: FILES_CHANGED_SIGNAL,
-        signalArgs: [],
-        typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }, ...(agentId ? [{ key: AgentIdKey, value: agentId }] : [])],
-      }))
-        .then(() => undefined, onError);
+      const signalled = Promise.resolve().then(() =>
+        client().workflow.signalWithStart<typeof knowledgeIndexWorkflow, []>('knowledgeIndexWorkflow', {
+          workflowId: knowledgeIndexWorkflowId(space),
+          taskQueue: opsQueue,
+          args: [{ workspaceId, space }],
+          signal: FILES_CHANGED_SIGNAL,
+          signalArgs: [],
+          typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }, ...(agentId ? [{ key: AgentIdKey, value: agentId }] : [])],
+        }),
+      );
+      await signalled.then(() => undefined, onError);
     },
   };
 }

@@ -10,7 +10,7 @@ const ROUNDS_PER_RUN = 50;
 const listing: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } };
 /**
  * Indexing a file extracts, chunks and embeds it: a large PDF takes a while, so the activity
- * heartbeats while it embeds and a dead worker's attempt is retried after 15 s.
+ * heartbeats all along and a dead worker's attempt is retried after 15 s.
  * Five attempts ride out a provider's short outage; after that the file is marked failed.
  */
 const indexing: ActivityOptions = {
