@@ -32,13 +32,24 @@ const accepts = (port: number) =>
   });
 
 /**
+ * A free port nothing answers on: a port freePort hands out can be taken by another process (an
+ * ephemeral listener of an earlier test's child) before HAProxy binds it, and the requests then
+ * reach that process instead. A few tries, then the last port.
+ */
+async function unansweredPort(): Promise<number> {
+  let port = await freePort();
+  for (let i = 0; i < 5 && (await accepts(port)); i++) port = await freePort();
+  return port;
+}
+
+/**
  * A real HAProxy in TCP mode (TLS passes through untouched) in front of the given API ports, each
  * sending `send-proxy` (v1) or `send-proxy-v2` — as the production layout of docs/operations.md puts it in front
  * of HTTPS_PORT. No health checks: a check would open connections of its own.
  */
 export async function startHaproxy(targets: Array<{ target: number; version: 'v1' | 'v2' }>): Promise<RunningHaproxy> {
   const routes: Route[] = [];
-  for (const t of targets) routes.push({ ...t, port: await freePort() });
+  for (const t of targets) routes.push({ ...t, port: await unansweredPort() });
   const dir = await mkdtemp(path.join(tmpdir(), 'haproxy-'));
   const config = [
     'global',
@@ -73,6 +84,10 @@ export async function startHaproxy(targets: Array<{ target: number; version: 'v1
       Boolean,
       15_000,
     );
+    // A front port something else took meanwhile answers `accepts` too, and HAProxy then exits on
+    // its failed bind: make sure it is HAProxy that answers.
+    await new Promise((r) => setTimeout(r, 300));
+    if (child.exitCode !== null) throw new Error(`haproxy exited ${child.exitCode}: ${stderr}`);
   } catch (err) {
     child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
