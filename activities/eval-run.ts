@@ -11,6 +11,7 @@ import { notReady, openTurn } from '../turns/open';
 import { runCheck } from './evals/checks';
 import { runJudge } from './evals/judge';
 import type { ResolveModel } from './turn';
+import { tokenCredits } from '../domain/token-credits';
 
 interface EvalRunDeps {
   db: Db;
@@ -124,7 +125,7 @@ export function createEvalRunActivities(deps: EvalRunDeps) {
         }
         const judgeGrade = check.grade ?? grade;
         const { outcome, usage } = await runJudge(deps.resolveModel(judgeGrade), check, { messages: evalCase.messages, reply }, Context.current().cancellationSignal);
-        const cost = round6(((usage.inputTokens + usage.outputTokens) / 1000) * deps.creditsPer1kTokens[judgeGrade]);
+        const cost = tokenCredits(usage.inputTokens + usage.outputTokens, deps.creditsPer1kTokens[judgeGrade]);
         // Keyed per check and attempt: a retried grading pays again for the model calls it made again.
         if (cost > 0) await repos.workspaces.debitTurn({ workspaceId: run.workspace_id, turnId: `judge:${input.runId}:${input.caseId}:${i}:${attempt}`, amount: cost });
         judged += cost;

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { StoredChunk } from '../db/repositories/knowledge-chunks';
 import type { IndexFileResult } from '../domain/knowledge-index';
+import { tokenCredits } from '../domain/token-credits';
 import { chunkSections } from './knowledge/chunk';
 import { extractText } from './knowledge/extract';
 import { EMBED_BATCH, type Embedder } from './model/embeddings';
@@ -22,22 +23,19 @@ interface FileRef {
   sha256: string;
 }
 
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
-
 /** The steps of `knowledgeIndexWorkflow` (docs/knowledge.md). */
 export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
   const { repos, embedder } = deps;
 
   /** Embeds the chunks in batches, debiting each batch's tokens; heartbeats between batches. */
-  async function embedAll(chunks: StoredChunk[], workspaceId: string, file: FileRef): Promise<void> {
+  async function embedAll(chunks: StoredChunk[], workspaceId: string, file: FileRef, ctx: Context): Promise<void> {
     if (!embedder) return;
-    const ctx = Context.current();
     const attempt = ctx.info.attempt;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       const batch = chunks.slice(i, i + EMBED_BATCH);
       const { vectors, tokens } = await embedder.embed(batch.map((c) => c.text), ctx.cancellationSignal);
       batch.forEach((c, j) => (c.embedding = vectors[j]));
-      const cost = round6((tokens / 1000) * deps.creditsPer1kEmbeddingTokens);
+      const cost = tokenCredits(tokens, deps.creditsPer1kEmbeddingTokens);
       // Keyed per batch and attempt: a retried attempt pays again for what it embedded again.
       const key = `embed:${file.space}:${file.path}:${file.sha256.slice(0, 16)}:${i / EMBED_BATCH}:${attempt}`;
       if (cost > 0) await repos.workspaces.debitTurn({ workspaceId, turnId: key, amount: cost });
@@ -61,7 +59,7 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
       return { status: 'failed', reason };
     }
     try {
-      await embedAll(chunks, source.workspaceId, file);
+      await embedAll(chunks, source.workspaceId, file, ctx);
     } catch (e) {
       if (e instanceof ModelError) {
         throw ApplicationFailure.create({

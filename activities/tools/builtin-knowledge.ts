@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Repositories } from '../../db/repositories';
 import { knowledgeSpace } from '../../db/repositories/files';
+import { tokenCredits } from '../../domain/token-credits';
 import type { Embedder } from '../model/embeddings';
 import { searchKnowledge } from '../knowledge/search';
 import type { BuiltInTool } from './builtin-types';
@@ -13,8 +14,6 @@ interface KnowledgeToolDeps {
   /** `CREDITS_PER_1K_EMBEDDING_TOKENS`: what embedding the question costs the workspace. */
   creditsPer1kEmbeddingTokens?: number;
 }
-
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
  * `knowledge.search` (docs/knowledge.md): hybrid search — full-text and meaning, fused — over the
@@ -60,7 +59,7 @@ export function knowledgeTool(deps: KnowledgeToolDeps): BuiltInTool {
         return { ok: false, content: 'scope is "agent" or "project"' };
       }
       const result = await searchKnowledge({ repos, embedder }, { space, query, limit }, signal);
-      const cost = round6((result.embeddingTokens / 1000) * (deps.creditsPer1kEmbeddingTokens ?? 0));
+      const cost = tokenCredits(result.embeddingTokens, deps.creditsPer1kEmbeddingTokens ?? 0);
       // The question's embedding is paid for by the workspace, once per call that made it.
       if (cost > 0) await repos.workspaces.debitTurn({ workspaceId: ctx.workspaceId, turnId: `embed-query:${ctx.turnId}:${randomUUID()}`, amount: cost });
       const what = space === ctx.drive ? 'the project files' : 'the knowledge files';
