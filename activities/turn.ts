@@ -5,7 +5,6 @@ import { buildManagerPrompt, delegateTools } from './manager';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, ConversationRow, MessageRow } from '../db/repositories/conversations';
-import type { TurnWithContext } from '../db/repositories/turns';
 import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import { needsApproval } from '../domain/approvals';
@@ -13,7 +12,6 @@ import type { Project } from '../domain/project';
 import { TurnFailure } from '../domain/turn-run';
 import type { TurnErrorCode, TurnEvent } from '../domain/turn-events';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
-import type { Knex } from 'knex';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';
 import { buildSystemPrompt } from './prompt';
 import type { ToolRunner } from './tools/types';
@@ -305,9 +303,7 @@ export function createTurnActivities(deps: TurnDeps) {
      * transaction, keyed by the turn id so a retried activity writes nothing twice.
      */
     async finishTurn(input: TurnRef & { reply: string; usage: ModelUsage }): Promise<void> {
-      await settleTurn(deps, input.turnId, input.usage, { type: 'done', reply: input.reply }, async (trx, conversation) => {
-        await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: input.reply }, trx);
-      });
+      await settleTurn(deps, { turnId: input.turnId, usage: input.usage, terminal: { type: 'done', reply: input.reply }, reply: input.reply, status: 'done' });
     },
 
     /**
@@ -326,76 +322,37 @@ export function createTurnActivities(deps: TurnDeps) {
         reply?: string;
       },
     ): Promise<void> {
-      const usage = input.usage ?? { inputTokens: 0, outputTokens: 0 };
       const terminal: TurnEvent = { type: 'error', message: input.message, retryable: input.retryable, ...(input.code ? { code: input.code } : {}) };
-      const reply = input.reply ?? '';
-      await settleTurn(
-        deps,
-        input.turnId,
-        usage,
+      await settleTurn(deps, {
+        turnId: input.turnId,
+        usage: input.usage ?? { inputTokens: 0, outputTokens: 0 },
         terminal,
-        async (trx, conversation) => {
-          if (reply !== '') await deps.repos.conversations.addAssistantMessage({ conversationId: conversation.id, turnId: input.turnId, content: reply }, trx);
-        },
-        input.cancelled ? 'cancelled' : 'error',
-      );
+        ...(input.reply ? { reply: input.reply } : {}),
+        status: input.cancelled ? 'cancelled' : 'error',
+      });
     },
   };
 }
 
 /**
- * The grade a turn is debited at: a manager's turn at the project's, each delegated member turn
- * (its own turn) at its agent's. A turn whose agent version is gone — the reason it failed —
- * still pays for what it used, at the standard rate.
- */
-async function gradeOf(deps: TurnDeps, found: TurnWithContext): Promise<AgentConfig['grade']> {
-  try {
-    return turnGrade(await turnContextOf(deps.repos, found));
-  } catch (e) {
-    if (e instanceof ApplicationFailure && e.type === TurnFailure.agentGone) return 'standard';
-    throw e;
-  }
-}
-
-/**
- * Ends a running turn with its terminal event and debits its usage, with `write` in between, in
- * one transaction keyed by the turn id (a retried call finds it ended and writes nothing). Its
- * reservation ends with it. A turn of a conversation that is gone has nothing left to settle.
- * The usage is what its model steps recorded (`turn_step_usage`: each attempt, finished or cut
- * short), read after the turn's row is locked by its end, so no step writes after it; `usage`
- * from the workflow counts only for a turn that recorded none (started before migration 017).
+ * Ends a running turn with its terminal event and debits its usage, in one round trip and one
+ * transaction keyed by the turn id (a retried call finds it ended and writes nothing); `reply`,
+ * when given, is written as the assistant message. Its reservation ends with it. A turn of a
+ * conversation that is gone has nothing left to settle. The usage is what its model steps
+ * recorded (`turn_step_usage`: each attempt, finished or cut short), read after the turn's row is
+ * locked by its end, so no step writes after it; `usage` from the workflow counts only for a turn
+ * that recorded none (started before migration 017). The grade it is debited at is its agent's,
+ * a manager's project's, or standard when the agent's version is gone (migration 026).
  */
 async function settleTurn(
   deps: TurnDeps,
-  turnId: string,
-  usage: ModelUsage,
-  terminal: TurnEvent,
-  write: (trx: Knex.Transaction, conversation: ConversationRow) => Promise<void>,
-  status: 'done' | 'error' | 'cancelled' = 'done',
+  input: { turnId: string; usage: ModelUsage; terminal: TurnEvent; reply?: string; status: 'done' | 'error' | 'cancelled' },
 ): Promise<void> {
-  const found = await deps.repos.turns.withContext({ turnId });
-  if (!found) return;
-  const grade = await gradeOf(deps, found);
-  const { conversation } = found;
-  const ended = terminal.type === 'done' ? 'done' : status;
-  let billed = { usage, cost: 0 };
-  const settled = await deps.db.transaction(async (trx) => {
-    // Locks the turn's row: a step's append or progress write waits, then finds it ended.
-    if (!(await trx('turns').where({ id: turnId, status: 'running' }).forUpdate().first('id'))) return false;
-    const consumed = await deps.repos.stepUsage.ofTurn({ turnId }, trx);
-    billed = consumed
-      ? { usage: { inputTokens: consumed.inputTokens, outputTokens: consumed.outputTokens }, cost: consumed.credits }
-      : { usage, cost: ((usage.inputTokens + usage.outputTokens) / 1000) * deps.creditsPer1kTokens[grade] };
-    const cost = Math.round(billed.cost * 1e6) / 1e6;
-    billed.cost = cost;
-    if (!(await deps.repos.turns.finish({ turnId, status: ended, terminal, usage: billed.usage, cost }, trx))) return false;
-    await write(trx, conversation);
-    // An answered turn always has its debit row; a failed one only when it consumed something.
-    if (terminal.type === 'done' || cost > 0) await deps.repos.workspaces.debitTurn({ workspaceId: conversation.workspace_id, turnId, amount: cost }, trx);
-    return true;
-  });
+  const ended = await deps.repos.turns.settle({ ...input, rates: deps.creditsPer1kTokens });
   // Only the call that ended the turn counts it, after its transaction committed.
-  if (settled) deps.metrics.ended({ grade, status: ended, seconds: secondsSince(found.turn.started_at), usage: billed.usage, credits: billed.cost });
+  if (ended?.settled) {
+    deps.metrics.ended({ grade: ended.grade, status: input.status, seconds: secondsSince(ended.startedAt), usage: ended.usage, credits: ended.cost });
+  }
 }
 
 export type TurnActivities = ReturnType<typeof createTurnActivities>;

@@ -25,6 +25,7 @@ import * as m022 from './migrations/022_eval_cases';
 import * as m023 from './migrations/023_eval_runs';
 import * as m024 from './migrations/024_tool_approvals';
 import * as m025 from './migrations/025_knowledge_index';
+import * as m026 from './migrations/026_turn_settle';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -61,6 +62,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['023_eval_runs', m023],
   ['024_tool_approvals', m024],
   ['025_knowledge_index', m025],
+  ['026_turn_settle', m026],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

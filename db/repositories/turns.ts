@@ -4,7 +4,7 @@ import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { ConversationRow } from './conversations';
 import type { Db } from '../connect';
-import { notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
+import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
 export interface TurnRow {
   id: string;
@@ -52,6 +52,24 @@ function decodeContext(row: ContextRow): TurnWithContext {
     conversation: withDates<ConversationRow>(row.conversation, ['started_at', 'ended_at']),
     version: row.config ?? undefined,
   };
+}
+
+interface SettleRow {
+  settled: boolean;
+  grade: AgentConfig['grade'];
+  started_at: Date;
+  input_tokens: string | null;
+  output_tokens: string | null;
+  cost: string | null;
+}
+
+/** What settling a turn did: whether this call ended it, and what it billed at which grade. */
+export interface TurnSettlement {
+  settled: boolean;
+  grade: AgentConfig['grade'];
+  startedAt: Date;
+  usage: { inputTokens: number; outputTokens: number };
+  cost: number;
 }
 
 interface StoredEvent {
@@ -268,6 +286,42 @@ export class TurnsRepository {
     let text = '';
     for (const { data } of rows as Array<{ data: Extract<TurnEvent, { type: 'text' }> }>) text = data.reset ? data.text : text + data.text;
     return text;
+  }
+
+  /**
+   * Ends a running turn and bills it, in one round trip: `settle_turn` (migration 026 says what it
+   * does, in one transaction). `reply`, when given, becomes the assistant message; `usage` and
+   * `rates` bill a turn whose steps recorded nothing (started before migration 017). Undefined
+   * when the turn or its conversation is gone; `settled` false when it had already ended.
+   */
+  async settle(input: {
+    turnId: string;
+    status: Exclude<TurnStatus, 'running'>;
+    terminal: TurnEvent;
+    reply?: string;
+    usage: { inputTokens: number; outputTokens: number };
+    rates: Record<AgentConfig['grade'], number>;
+  }): Promise<TurnSettlement | undefined> {
+    const { rows } = await this.db.raw<{ rows: SettleRow[] }>('select * from settle_turn(?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?)', [
+      input.turnId,
+      input.status,
+      JSON.stringify(input.terminal),
+      input.reply ?? null,
+      input.usage.inputTokens,
+      input.usage.outputTokens,
+      JSON.stringify(input.rates),
+      TURN_EVENTS_CHANNEL,
+      CARRY_EVENTS_MAX_BYTES,
+    ]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      settled: row.settled,
+      grade: row.grade,
+      startedAt: row.started_at,
+      usage: { inputTokens: Number(row.input_tokens ?? 0), outputTokens: Number(row.output_tokens ?? 0) },
+      cost: Number(row.cost ?? 0),
+    };
   }
 
   /**
