@@ -26,6 +26,7 @@ import * as m023 from './migrations/023_eval_runs';
 import * as m024 from './migrations/024_tool_approvals';
 import * as m025 from './migrations/025_knowledge_index';
 import * as m026 from './migrations/026_turn_settle';
+import * as m027 from './migrations/027_turn_admit';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -63,6 +64,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['024_tool_approvals', m024],
   ['025_knowledge_index', m025],
   ['026_turn_settle', m026],
+  ['027_turn_admit', m027],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

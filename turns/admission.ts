@@ -44,23 +44,31 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * turn, that the workspace runs fewer than `maxRunningTurns` turns (counted under a per-workspace
  * lock held to commit, so racing starts of any replica or worker cannot both take the last place),
  * and that its credits cover the reservation and the agent's cap allows it (under the workspace
- * row's lock); then inserts the running turn holding the reservation.
+ * row's lock); then inserts the running turn holding the reservation. For a conversation that
+ * exists this is one round trip (`turns.admit`); a new one is created once the checks pass.
  */
 export async function admitTurn(repos: Repositories, input: TurnAdmissionInput, trx: Knex.Transaction): Promise<TurnAdmission> {
   const { workspaceId, agentId } = input;
   const given = typeof input.conversation === 'function' ? undefined : input.conversation;
-  const inProgress = (id: string | undefined) => ({ refused: 'turn_in_progress' as const, message: `turn ${id ?? ''} of this conversation is still running`.replace('  ', ' ') });
-  // The running turn's own reservation must not make this a credit refusal: it says what to wait for.
-  const running = given && (await repos.turns.running({ conversationId: given.id }, trx));
-  if (running) return inProgress(running.id);
-  const count = await repos.turns.countRunningLocked({ workspaceId }, trx);
-  if (count >= input.maxRunningTurns) {
-    return { refused: 'running_turns_limit', message: `the workspace has ${count} turns running, the most it may at once; try again when one has ended` };
+  const decided = await repos.turns.admit({ workspaceId, agentId, conversationId: given?.id ?? null, reserve: input.reserve, maxRunning: input.maxRunningTurns }, trx);
+  if (!decided.admitted) {
+    switch (decided.refused) {
+      case 'turn_in_progress':
+        return inProgress(decided.runningId);
+      case 'running_turns_limit':
+        return { refused: 'running_turns_limit', message: `the workspace has ${decided.count} turns running, the most it may at once; try again when one has ended` };
+      case 'credits':
+        return { refused: 'insufficient_credits', message: creditMessage(decided.credit, agentId) };
+    }
   }
-  const refusal = await repos.credits.admit({ workspaceId, agentId, amount: input.reserve }, trx);
-  if (refusal) return { refused: 'insufficient_credits', message: creditMessage(refusal, agentId) };
-  const conversation = typeof input.conversation === 'function' ? await input.conversation() : input.conversation;
+  if (given && decided.turnId) return { turnId: decided.turnId, conversation: given };
+  const conversation = given ?? (await (input.conversation as () => Promise<ConversationRow>)());
   const turn = await repos.turns.createRunning({ conversationId: conversation.id, workspaceId, agentId, reserved: input.reserve }, trx);
   // The partial unique index decides a race with another replica.
   return turn ? { turnId: turn.id, conversation } : inProgress((await repos.turns.running({ conversationId: conversation.id }, trx))?.id);
+}
+
+/** The running turn's own reservation must not make this a credit refusal: it says what to wait for. */
+function inProgress(id: string | undefined): TurnAdmission {
+  return { refused: 'turn_in_progress', message: `turn ${id ?? ''} of this conversation is still running`.replace('  ', ' ') };
 }

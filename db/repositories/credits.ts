@@ -26,27 +26,6 @@ const HOLD_SQL = `greatest(t.reserved, ${CONSUMED_SQL})`;
 export class CreditsRepository {
   constructor(private readonly db: Db) {}
 
-  /**
-   * Whether a turn reserving `amount` may start, in the caller's transaction, which must go on to
-   * insert that turn: the workspace row stays locked until it commits, so parallel starts in a
-   * workspace are decided one after the other and cannot together promise more than its balance.
-   */
-  async admit(
-    { workspaceId, agentId, amount }: { workspaceId: string; agentId: string | null; amount: number },
-    trx: Knex.Transaction,
-  ): Promise<CreditRefusal | undefined> {
-    const workspace = await trx('workspaces').where({ id: workspaceId }).forUpdate().first<{ credits: number } | undefined>('credits');
-    if (!workspace) return { refused: 'workspace', available: 0 };
-    const held = await trx('turns as t').where({ 't.workspace_id': workspaceId, 't.status': 'running' }).first<{ sum: string | null }>(trx.raw(`sum(${HOLD_SQL}) as sum`));
-    const available = workspace.credits - Number(held?.sum ?? 0);
-    // Nothing to reserve (a free model) still needs a positive balance, as before reservations.
-    if (available < amount || available <= 0) return { refused: 'workspace', available };
-    if (!agentId) return undefined;
-    const { cap, spent } = await this.capOf({ agentId }, trx);
-    if (cap !== null && spent + amount > cap) return { refused: 'agent_cap', cap, spent };
-    return undefined;
-  }
-
   async capOf({ agentId }: { agentId: string }, trx?: Knex.Transaction): Promise<AgentCreditCap> {
     const q = trx ?? this.db;
     const row = await q('agent_credit_caps').where({ agent_id: agentId }).first<{ cap: number } | undefined>('cap');

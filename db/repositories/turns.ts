@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { ConversationRow } from './conversations';
+import type { CreditRefusal } from './credits';
 import type { Db } from '../connect';
 import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
@@ -54,6 +55,23 @@ function decodeContext(row: ContextRow): TurnWithContext {
   };
 }
 
+interface AdmitRow {
+  refused: null | 'turn_in_progress' | 'running_turns_limit' | 'workspace' | 'agent_cap';
+  running_id: string | null;
+  running_count: string | null;
+  available: string | null;
+  cap: string | null;
+  spent: string | null;
+  turn_id: string | null;
+}
+
+/** What `admit` decided: the running turn's id (when it inserted one), or why not. */
+export type TurnAdmitted =
+  | { admitted: true; turnId: string | undefined }
+  | { admitted: false; refused: 'turn_in_progress'; runningId: string | undefined }
+  | { admitted: false; refused: 'running_turns_limit'; count: number }
+  | { admitted: false; refused: 'credits'; credit: CreditRefusal };
+
 interface SettleRow {
   settled: boolean;
   grade: AgentConfig['grade'];
@@ -89,7 +107,7 @@ export class TurnsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Inserts a running turn holding `reserved` credits (admitted by `credits.admit` in the same
+   * Inserts a running turn holding `reserved` credits (admitted by `admit` in the same
    * transaction); `undefined` when the conversation already has one running.
    */
   async createRunning(
@@ -104,6 +122,38 @@ export class TurnsRepository {
       [newId('turn'), input.conversationId, input.workspaceId, input.agentId, input.reserved],
     );
     return (result as { rows: TurnRow[] }).rows[0];
+  }
+
+  /**
+   * The checks every start of a turn shares and, with `conversationId`, the running turn's insert,
+   * in one round trip (`admit_turn`, migration 027, says what it checks in which order, under which
+   * locks held to the caller's commit). Without `conversationId` only the checks run.
+   */
+  async admit(
+    input: { workspaceId: string; agentId: string | null; conversationId: string | null; reserve: number; maxRunning: number },
+    trx: Knex.Transaction,
+  ): Promise<TurnAdmitted> {
+    const { rows } = await trx.raw<{ rows: AdmitRow[] }>('select * from admit_turn(?, ?, ?, ?, ?, ?)', [
+      input.workspaceId,
+      input.agentId,
+      input.conversationId,
+      input.reserve,
+      input.maxRunning,
+      newId('turn'),
+    ]);
+    const row = rows[0] as AdmitRow;
+    switch (row.refused) {
+      case null:
+        return { admitted: true, turnId: row.turn_id ?? undefined };
+      case 'turn_in_progress':
+        return { admitted: false, refused: 'turn_in_progress', runningId: row.running_id ?? undefined };
+      case 'running_turns_limit':
+        return { admitted: false, refused: 'running_turns_limit', count: Number(row.running_count) };
+      case 'workspace':
+        return { admitted: false, refused: 'credits', credit: { refused: 'workspace', available: Number(row.available ?? 0) } };
+      case 'agent_cap':
+        return { admitted: false, refused: 'credits', credit: { refused: 'agent_cap', cap: Number(row.cap), spent: Number(row.spent ?? 0) } };
+    }
   }
 
   /** A turn with its conversation and the configuration of the agent version it is pinned to. */
@@ -167,12 +217,6 @@ export class TurnsRepository {
    * How many turns of the workspace are running, under a lock per workspace held until `trx`
    * ends: asks that count and then start a turn are taken one at a time.
    */
-  async countRunningLocked({ workspaceId }: { workspaceId: string }, trx: Knex.Transaction): Promise<number> {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`running-turns:${workspaceId}`]);
-    const row = await trx('turns').where({ workspace_id: workspaceId, status: 'running' }).count<{ count: string }[]>({ count: '*' }).first();
-    return Number(row?.count ?? 0);
-  }
-
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
     return (trx ?? this.db)<TurnRow>('turns').where({ conversation_id: conversationId, status: 'running' }).first();
   }
