@@ -225,15 +225,16 @@ export function createTurnActivities(deps: TurnDeps) {
       const inputTokens = deps.tokens.request({ system, messages, tools });
       const creditsPer1k = deps.creditsPer1kTokens[grade];
       const agentId = context.turn.agent_id;
-      const refusal = await deps.repos.credits.stepRefusal({
+      const key = { turnId: input.turnId, writer };
+      // One round trip: the credit check and, when it passes, the attempt's recorded input.
+      const refusal = await deps.repos.credits.beginStep({
         turnId: input.turnId,
         workspaceId: conversation.workspace_id,
         agentId,
         stepCredits: (inputTokens / 1000) * creditsPer1k,
+        usage: { writer, step: input.step, inputTokens, creditsPer1k },
       });
       if (refusal) throw creditStop(refusal, agentId);
-      const key = { turnId: input.turnId, writer };
-      await deps.repos.stepUsage.begin({ ...key, step: input.step, inputTokens, creditsPer1k });
       const meter = new StepMeter(deps.repos.stepUsage, key, deps.tokens);
       const heartbeat = setInterval(() => {
         ctx.heartbeat();

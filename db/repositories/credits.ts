@@ -40,30 +40,45 @@ export class CreditsRepository {
    * (its input): the workspace's balance, less what its other running turns hold and what this
    * turn consumed so far, must cover it, and so must the agent's cap. Checked before every step,
    * so a turn stops at the step that reaches either: a cap is overshot by at most that one step.
+   * When it may, the same statement records the attempt's input (`turn_step_usage`, as
+   * `stepUsage.begin` would: a repeated call keeps the first row), so the step starts after one
+   * round trip, not two.
    */
-  async stepRefusal(
-    { turnId, workspaceId, agentId, stepCredits }: { turnId: string; workspaceId: string; agentId: string | null; stepCredits: number },
-  ): Promise<CreditRefusal | undefined> {
-    const { rows } = await this.db.raw<{ rows: Array<{ credits: string; others: string | null; consumed: string | null; cap: string | null; agent_spent: string | null }> }>(
-      `select w.credits,
-              (select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?) as others,
-              (select ${CONSUMED_SQL} from turns t where t.id = ?) as consumed,
-              c.cap,
-              (select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
-                 from turns t where t.agent_id = c.agent_id) as agent_spent
-         from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
-        where w.id = ?`,
-      [turnId, turnId, turnId, agentId, workspaceId],
+  async beginStep(input: {
+    turnId: string;
+    workspaceId: string;
+    agentId: string | null;
+    stepCredits: number;
+    usage: { writer: string; step: number; inputTokens: number; creditsPer1k: number };
+  }): Promise<CreditRefusal | undefined> {
+    const { turnId, workspaceId, agentId, stepCredits, usage } = input;
+    const { rows } = await this.db.raw<{ rows: Array<{ available: string; cap: string | null; spent: string; allowed: boolean }> }>(
+      `with r as (
+         select w.credits
+                  - coalesce((select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?), 0)
+                  - coalesce((select ${CONSUMED_SQL} from turns t where t.id = ?), 0) as available,
+                c.cap,
+                coalesce((select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
+                            from turns t where t.agent_id = c.agent_id), 0) as spent
+           from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
+          where w.id = ?),
+       d as (
+         select r.*, r.available > 0 and r.available >= ?::numeric
+                     and (r.cap is null or (r.spent < r.cap and r.spent + ?::numeric <= r.cap)) as allowed
+           from r),
+       begun as (
+         insert into turn_step_usage (turn_id, writer, step, input_tokens, credits_per_1k)
+         select ?, ?, ?, ?, ? from d where d.allowed
+         on conflict (turn_id, writer) do nothing)
+       select available, cap, spent, allowed from d`,
+      [turnId, turnId, turnId, agentId, workspaceId, stepCredits, stepCredits, turnId, usage.writer, usage.step, usage.inputTokens, usage.creditsPer1k],
     );
     const row = rows[0];
     if (!row) return { refused: 'workspace', available: 0 };
-    const available = Number(row.credits) - Number(row.others ?? 0) - Number(row.consumed ?? 0);
-    if (available <= 0 || available < stepCredits) return { refused: 'workspace', available };
-    if (row.cap === null) return undefined;
-    const cap = Number(row.cap);
-    const spent = Number(row.agent_spent ?? 0);
-    if (spent >= cap || spent + stepCredits > cap) return { refused: 'agent_cap', cap, spent };
-    return undefined;
+    if (row.allowed) return undefined;
+    const available = Number(row.available);
+    if (available <= 0 || available < stepCredits || row.cap === null) return { refused: 'workspace', available };
+    return { refused: 'agent_cap', cap: Number(row.cap), spent: Number(row.spent) };
   }
 
   /** Sets (or, with null, removes) an agent's cap. */

@@ -20,14 +20,6 @@ export const STEP_CREDITS_SQL = '(u.input_tokens + u.output_tokens) * u.credits_
 export class StepUsageRepository {
   constructor(private readonly db: Db) {}
 
-  /** The attempt's input, counted before it calls the model; a repeated call keeps the first row. */
-  async begin(input: { turnId: string; writer: string; step: number; inputTokens: number; creditsPer1k: number }): Promise<void> {
-    await this.db('turn_step_usage')
-      .insert({ turn_id: input.turnId, writer: input.writer, step: input.step, input_tokens: input.inputTokens, credits_per_1k: input.creditsPer1k })
-      .onConflict(['turn_id', 'writer'])
-      .ignore();
-  }
-
   /** Output counted so far (never lowered; not once the provider's usage is in), while the turn runs. */
   async progress({ turnId, writer, outputTokens }: { turnId: string; writer: string; outputTokens: number }): Promise<void> {
     await this.db.raw(
