@@ -51,7 +51,7 @@ export async function notReady(
 /**
  * Admits the turn (`admitTurn`: the checks every start shares), then writes the user message (with
  * `attachments`, stored once the turn has its id), the title of an untitled conversation and the
- * turn's `start` event. A refusal writes nothing, not even the conversation when `conversation`
+ * turn's `start` event (one statement). A refusal writes nothing, not even the conversation when `conversation`
  * creates it.
  */
 export async function openTurn(
@@ -63,9 +63,7 @@ export async function openTurn(
   if ('refused' in admitted) return admitted;
   const { turnId, conversation } = admitted;
   const attachments = input.attachments ? await input.attachments(turnId) : [];
-  await repos.conversations.addUserMessage({ conversationId: conversation.id, turnId, content: input.message, attachments }, trx);
   const title = titleFrom(input.message);
-  if (title && !conversation.title) await repos.conversations.setTitleIfMissing({ conversationId: conversation.id, title }, trx);
-  await repos.turns.append({ turnId, events: [{ type: 'start', turnId }] }, trx);
+  await repos.turns.opened({ turnId, conversationId: conversation.id, message: input.message, attachments, title: title && !conversation.title ? title : undefined }, trx);
   return admitted;
 }

@@ -227,33 +227,6 @@ export class ConversationsRepository {
     await this.db('conversations').where({ id: conversationId }).update({ ended_at: this.db.raw('coalesce(ended_at, now())') });
   }
 
-  async setTitleIfMissing({ conversationId, title }: { conversationId: string; title: string }, trx: Knex.Transaction): Promise<void> {
-    await trx('conversations').where({ id: conversationId }).whereNull('title').update({ title });
-  }
-
-  async addUserMessage(
-    input: { conversationId: string; turnId: string; content: string; attachments: AttachmentRef[] },
-    trx: Knex.Transaction,
-  ): Promise<void> {
-    await trx('messages').insert({
-      conversation_id: input.conversationId,
-      turn_id: input.turnId,
-      role: 'user',
-      content: input.content,
-      attachments: input.attachments.length ? JSON.stringify(input.attachments) : null,
-    });
-  }
-
-  /** The assistant's reply to a turn; a second write for the same turn is ignored. */
-  async addAssistantMessage(input: { conversationId: string; turnId: string; content: string }, trx: Knex.Transaction): Promise<boolean> {
-    const rows = await trx('messages')
-      .insert({ conversation_id: input.conversationId, turn_id: input.turnId, role: 'assistant', content: input.content })
-      .onConflict(['turn_id', 'role'])
-      .ignore()
-      .returning('seq');
-    return rows.length > 0;
-  }
-
   async messageRows({ conversationId }: { conversationId: string }): Promise<MessageRow[]> {
     return (await this.db('messages').where({ conversation_id: conversationId }).orderBy('seq', 'asc')) as MessageRow[];
   }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
-import type { ConversationRow } from './conversations';
+import type { AttachmentRef, ConversationRow } from './conversations';
 import type { CreditRefusal } from './credits';
 import type { Db } from '../connect';
 import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
@@ -276,6 +276,45 @@ export class TurnsRepository {
       ],
     );
     return (result as { rows: unknown[] }).rows.length > 0;
+  }
+
+  /**
+   * What opening a turn writes after its admission, in one statement: the user message (with its
+   * attachments' references), the conversation's title when it has none and `title` is given, and
+   * the turn's `start` event, appended and announced as `append` does.
+   */
+  async opened(
+    input: { turnId: string; conversationId: string; message: string; attachments: AttachmentRef[]; title: string | undefined },
+    trx: Knex.Transaction,
+  ): Promise<void> {
+    const start: TurnEvent = { type: 'start', turnId: input.turnId };
+    await trx.raw(
+      `with m as (
+         insert into messages (conversation_id, turn_id, role, content, attachments) values (?, ?, 'user', ?, ?::jsonb)),
+       named as (
+         update conversations set title = ? where id = ? and title is null and ?::text is not null),
+       t as (
+         update turns set last_seq = last_seq + 1 where id = ? and status = 'running' returning last_seq),
+       ins as (
+         insert into turn_events (turn_id, seq, type, data, step)
+         select ?, t.last_seq, 'start', ?::jsonb, null from t
+         returning seq, type, data)
+       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
+      [
+        input.conversationId,
+        input.turnId,
+        input.message,
+        input.attachments.length ? JSON.stringify(input.attachments) : null,
+        input.title ?? null,
+        input.conversationId,
+        input.title ?? null,
+        input.turnId,
+        input.turnId,
+        JSON.stringify(start),
+        TURN_EVENTS_CHANNEL,
+        input.turnId,
+      ],
+    );
   }
 
   /**

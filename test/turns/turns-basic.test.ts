@@ -54,5 +54,10 @@ describe('turns on the offline model: the event stream', () => {
     assert.deepEqual(replay.events, first.events);
     const rest = await collectTurn(`${api.baseURL}/v1/turns/${turnId}/events`, { method: 'GET', apiKey, lastEventId: 2 });
     assert.deepEqual(rest.events, first.events.slice(2));
+
+    // The first message names the conversation; a later one does not rename it.
+    await collectTurn(`${api.baseURL}/v1/conversations/${conv.id}/turns`, { method: 'POST', apiKey, body: { text: 'five six' } });
+    const named = await call(api.baseURL, 'GET', `/v1/conversations/${conv.id}`, { apiKey });
+    assert.equal(agentConversationSchema.parse(named.body).title, 'one two three four');
   });
 });
