@@ -62,8 +62,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
     ...turn,
     ...toolCall,
-    // The long ones: if this worker dies mid-call, a live worker fails the attempt at once.
-    modelStep: recordingAttempts(deps, turn.modelStep),
+    // The long ones: if this worker dies mid-call, a live worker fails the attempt at once
+    // (a model step records its attempts in its own first and last statements).
     runTool: recordingAttempts(deps, toolCall.runTool),
     ...createApprovalActivities({ db: deps.db, repos: deps.repos, credentials: deps.deploy.credentials }),
     ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),

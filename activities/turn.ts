@@ -40,6 +40,8 @@ interface TurnDeps {
   spans: Spans;
   /** Counts a step's input before the call and its output as it streams (billing a step cut short). */
   tokens: TokenCounter;
+  /** The name this worker polls under: a model step's attempt is recorded against it (workers/orphan-sweeper.ts). */
+  workerIdentity: string;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -105,13 +107,14 @@ function withDroppedNote(message: ModelMessage, dropped: number): ModelMessage {
 const transcriptTokens = (input: ModelStepInput) => estimateTokens(JSON.stringify(input.transcript));
 
 /**
- * The newest earlier messages that could fit the budget once this turn's steps are in it. Read
- * beside the system prompt (one round trip less before the model call); `history` cuts the window
- * to what fits once the prompt's size is known.
+ * Characters of earlier messages a step may load, by grade: what each grade's budget leaves once
+ * this turn's steps are in it. `history` cuts the window to what fits once the prompt's size is known.
  */
-function loadRecentMessages(deps: TurnDeps, conversation: ConversationRow, input: ModelStepInput, budgetTokens: number) {
-  const maxChars = charsOfTokens(Math.max(0, budgetTokens - transcriptTokens(input)));
-  return deps.repos.conversations.recentMessageRows({ conversationId: conversation.id, maxChars });
+function recentChars(deps: TurnDeps, input: ModelStepInput): Record<AgentConfig['grade'], number> {
+  const spent = transcriptTokens(input);
+  const chars = (tokens: number) => charsOfTokens(Math.max(0, tokens - spent));
+  const { standard, premium } = deps.historyBudget.tokens;
+  return { standard: chars(standard), premium: chars(premium) };
 }
 
 /**
@@ -198,104 +201,127 @@ function toFailure(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
+/**
+ * One attempt of a model step. Its record against this worker (`activity_attempts`) is written by
+ * its first statement and removed by its last; `attempt.ended` says whether that last one ran.
+ */
+async function modelStepAttempt(deps: TurnDeps, input: ModelStepInput, attempt: { ended: boolean }): Promise<ModelStepResult> {
+  const ctx = Context.current();
+  const writer = `${ctx.info.activityId}#${ctx.info.attempt}`;
+  const workflowId = ctx.info.workflowExecution?.workflowId ?? '';
+  // One round trip: record the attempt, claim the turn for it, read it with its conversation, its
+  // version and the newest messages that could fit the grade's budget once this turn's steps are in it.
+  const claimed = await deps.repos.turns.claimStep({
+    turnId: input.turnId,
+    writer,
+    attempt: { taskToken: ctx.info.taskToken, worker: deps.workerIdentity, workflowId },
+    recentChars: recentChars(deps, input),
+  });
+  if (!claimed) throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
+  const context = await turnContextOf(deps.repos, claimed);
+  const { conversation } = context;
+  const grade = turnGrade(context);
+  if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
+  const { provider, model } = deps.resolveModel(grade);
+  const budgetTokens = deps.historyBudget.tokens[grade];
+  const [{ system, tools, shownAs }, alreadyShown] = await Promise.all([
+    context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
+    // Only a retried attempt can find text of its step already shown.
+    ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
+  ]);
+  // The window is cut after the prompt is known: the budget covers the prompt too.
+  const messages = await history(deps, conversation, input, claimed.recent, budgetTokens, system);
+  // Before every step, not only at admission: a long turn stops once its credits are spent.
+  const inputTokens = deps.tokens.request({ system, messages, tools });
+  const creditsPer1k = deps.creditsPer1kTokens[grade];
+  const agentId = context.turn.agent_id;
+  const key = { turnId: input.turnId, writer };
+  // One round trip: the credit check and, when it passes, the attempt's recorded input.
+  const refusal = await deps.repos.credits.beginStep({
+    turnId: input.turnId,
+    workspaceId: conversation.workspace_id,
+    agentId,
+    stepCredits: (inputTokens / 1000) * creditsPer1k,
+    usage: { writer, step: input.step, inputTokens, creditsPer1k },
+  });
+  if (refusal) throw creditStop(refusal, agentId);
+  const meter = new StepMeter(deps.repos.stepUsage, key, deps.tokens);
+  const heartbeat = setInterval(() => {
+    ctx.heartbeat();
+    // Output that no text batch carries (tool-call arguments, reasoning): best effort, each second.
+    meter.flush().catch(() => undefined);
+  }, 1000);
+  // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
+  // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
+  const doomed = new AbortController();
+  let awaitingFirstText = firstTextOfTurn(input.transcript, alreadyShown);
+  const text = new StepTextStream(
+    alreadyShown,
+    async (events) => {
+      const outputTokens = meter.outputTokens;
+      const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer, outputTokens });
+      if (appended) meter.recordedUpTo(outputTokens);
+      if (appended && awaitingFirstText) {
+        awaitingFirstText = false;
+        deps.metrics.firstText(grade, secondsSince(context.turn.started_at));
+      }
+      return appended;
+    },
+    deps.textFlushMs,
+    () => ctx.heartbeat(),
+    (err) => {
+      clearInterval(heartbeat);
+      doomed.abort(err);
+    },
+  );
+  try {
+    const request = { model, system, messages, tools, signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]) };
+    // Named as OpenTelemetry's GenAI conventions name a model call: `chat <model>`.
+    const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': provider.id, 'gen_ai.request.model': model, 'hosted_agents.step': input.step };
+    const result = await deps.spans.run(`chat ${model}`, attributes, async (span) => {
+      const answer = await provider.stream(
+        request,
+        (delta) => {
+          meter.add(delta);
+          text.push(delta);
+        },
+        (delta) => meter.add(delta),
+      );
+      span.annotate({ 'gen_ai.usage.input_tokens': answer.usage.inputTokens, 'gen_ai.usage.output_tokens': answer.usage.outputTokens });
+      return answer;
+    });
+    await text.end();
+    const usage = billedUsage(result.usage, meter, inputTokens);
+    await deps.repos.stepUsage.final({ ...key, ...usage, taskToken: ctx.info.taskToken });
+    attempt.ended = true;
+    const toolNames = result.toolCalls.map((c) => shownAs.get(c.name) ?? c.name);
+    const waits = context.kind === 'agent' ? toolNames.map((name) => needsApproval(context.config, name)) : [];
+    return { text: result.text, toolCalls: result.toolCalls, toolNames, ...(waits.includes(true) ? { needsApproval: waits } : {}), usage };
+  } catch (e) {
+    text.abandon();
+    // A request the provider refused or could not take consumed nothing; any other end
+    // (cancel, deadline, a stream broken midway) is billed for what was produced.
+    const record = e instanceof ModelError && meter.outputTokens === 0 ? deps.repos.stepUsage.waive(key) : meter.flush();
+    await record.catch(() => undefined);
+    // The write failure is the cause, not the abort it led to.
+    throw text.failed ?? toFailure(e);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
 export function createTurnActivities(deps: TurnDeps) {
   return {
     /** One model call: streams its text into the event log and returns text and tool calls. */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
-      const ctx = Context.current();
-      const writer = `${ctx.info.activityId}#${ctx.info.attempt}`;
-      // One round trip: claim the turn for this attempt and read it with its conversation and version.
-      const claimed = await deps.repos.turns.claimWithContext({ turnId: input.turnId, writer });
-      if (!claimed) throw ApplicationFailure.nonRetryable('the turn is no longer running', TurnFailure.turnFinished);
-      const context = await turnContextOf(deps.repos, claimed);
-      const { conversation } = context;
-      const grade = turnGrade(context);
-      if (input.step === 1 && ctx.info.attempt === 1) deps.metrics.started(grade);
-      const { provider, model } = deps.resolveModel(grade);
-      const budgetTokens = deps.historyBudget.tokens[grade];
-      const [{ system, tools, shownAs }, alreadyShown, recent] = await Promise.all([
-        context.kind === 'agent' ? agentPrompt(deps, context) : managerPrompt(deps, context.project, conversation),
-        // Only a retried attempt can find text of its step already shown.
-        ctx.info.attempt > 1 ? deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }) : Promise.resolve(''),
-        loadRecentMessages(deps, conversation, input, budgetTokens),
-      ]);
-      // The window is cut after the prompt is known: the budget covers the prompt too.
-      const messages = await history(deps, conversation, input, recent, budgetTokens, system);
-      // Before every step, not only at admission: a long turn stops once its credits are spent.
-      const inputTokens = deps.tokens.request({ system, messages, tools });
-      const creditsPer1k = deps.creditsPer1kTokens[grade];
-      const agentId = context.turn.agent_id;
-      const key = { turnId: input.turnId, writer };
-      // One round trip: the credit check and, when it passes, the attempt's recorded input.
-      const refusal = await deps.repos.credits.beginStep({
-        turnId: input.turnId,
-        workspaceId: conversation.workspace_id,
-        agentId,
-        stepCredits: (inputTokens / 1000) * creditsPer1k,
-        usage: { writer, step: input.step, inputTokens, creditsPer1k },
-      });
-      if (refusal) throw creditStop(refusal, agentId);
-      const meter = new StepMeter(deps.repos.stepUsage, key, deps.tokens);
-      const heartbeat = setInterval(() => {
-        ctx.heartbeat();
-        // Output that no text batch carries (tool-call arguments, reasoning): best effort, each second.
-        meter.flush().catch(() => undefined);
-      }, 1000);
-      // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
-      // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
-      const doomed = new AbortController();
-      let awaitingFirstText = firstTextOfTurn(input.transcript, alreadyShown);
-      const text = new StepTextStream(
-        alreadyShown,
-        async (events) => {
-          const outputTokens = meter.outputTokens;
-          const appended = await deps.repos.turns.append({ turnId: input.turnId, events, step: input.step, writer, outputTokens });
-          if (appended) meter.recordedUpTo(outputTokens);
-          if (appended && awaitingFirstText) {
-            awaitingFirstText = false;
-            deps.metrics.firstText(grade, secondsSince(context.turn.started_at));
-          }
-          return appended;
-        },
-        deps.textFlushMs,
-        () => ctx.heartbeat(),
-        (err) => {
-          clearInterval(heartbeat);
-          doomed.abort(err);
-        },
-      );
+      const { taskToken } = Context.current().info;
+      const attempt = { ended: false };
       try {
-        const request = { model, system, messages, tools, signal: AbortSignal.any([ctx.cancellationSignal, doomed.signal]) };
-        // Named as OpenTelemetry's GenAI conventions name a model call: `chat <model>`.
-        const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': provider.id, 'gen_ai.request.model': model, 'hosted_agents.step': input.step };
-        const result = await deps.spans.run(`chat ${model}`, attributes, async (span) => {
-          const answer = await provider.stream(
-            request,
-            (delta) => {
-              meter.add(delta);
-              text.push(delta);
-            },
-            (delta) => meter.add(delta),
-          );
-          span.annotate({ 'gen_ai.usage.input_tokens': answer.usage.inputTokens, 'gen_ai.usage.output_tokens': answer.usage.outputTokens });
-          return answer;
-        });
-        await text.end();
-        const usage = billedUsage(result.usage, meter, inputTokens);
-        await deps.repos.stepUsage.final({ ...key, ...usage });
-        const toolNames = result.toolCalls.map((c) => shownAs.get(c.name) ?? c.name);
-        const waits = context.kind === 'agent' ? toolNames.map((name) => needsApproval(context.config, name)) : [];
-        return { text: result.text, toolCalls: result.toolCalls, toolNames, ...(waits.includes(true) ? { needsApproval: waits } : {}), usage };
-      } catch (e) {
-        text.abandon();
-        // A request the provider refused or could not take consumed nothing; any other end
-        // (cancel, deadline, a stream broken midway) is billed for what was produced.
-        const record = e instanceof ModelError && meter.outputTokens === 0 ? deps.repos.stepUsage.waive(key) : meter.flush();
-        await record.catch(() => undefined);
-        // The write failure is the cause, not the abort it led to.
-        throw text.failed ?? toFailure(e);
+        return await modelStepAttempt(deps, input, attempt);
       } finally {
-        clearInterval(heartbeat);
+        // Unless its last write removed it: best effort, and one left behind is swept once this
+        // worker is gone (failing an attempt that already completed is refused and ignored).
+        if (!attempt.ended) void deps.repos.workerLiveness.attemptEnded(taskToken).catch(() => undefined);
       }
     },
 

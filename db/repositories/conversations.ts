@@ -231,23 +231,6 @@ export class ConversationsRepository {
     return (await this.db('messages').where({ conversation_id: conversationId }).orderBy('seq', 'asc')) as MessageRow[];
   }
 
-  /**
-   * The newest messages whose text adds up to at most `maxChars` (plus the one that crosses it),
-   * oldest first, and how many messages the conversation has: a model step loads a bounded
-   * window, not the whole conversation (activities/history-window.ts).
-   */
-  async recentMessageRows({ conversationId, maxChars }: { conversationId: string; maxChars: number }): Promise<{ rows: MessageRow[]; total: number }> {
-    const { rows } = await this.db.raw<{ rows: Array<MessageRow & { total: string }> }>(
-      `select seq, turn_id, role, content, attachments, at, total from (
-         select m.*, sum(length(m.content)) over (order by m.seq desc) as through, count(*) over () as total
-         from messages m where m.conversation_id = ?
-       ) w where through - length(content) <= ? order by seq asc`,
-      [conversationId, maxChars],
-    );
-    const total = rows[0] ? Number(rows[0].total) : 0;
-    return { rows: rows.map(({ total: _total, ...row }) => row), total };
-  }
-
   async messages({ conversationId }: { conversationId: string }): Promise<Message[]> {
     const rows = await this.messageRows({ conversationId });
     return rows.map((r) => ({ role: r.role, content: r.content, at: iso(r.at) }));

@@ -1,13 +1,4 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connect';
-
-/** Tokens a turn consumed, summed over its model steps' attempts. */
-export interface ConsumedUsage {
-  inputTokens: number;
-  outputTokens: number;
-  /** Credits at each step's own rate. */
-  credits: number;
-}
 
 /** Credits a step row stands for, in SQL (rows of `turn_step_usage` as `u`). */
 export const STEP_CREDITS_SQL = '(u.input_tokens + u.output_tokens) * u.credits_per_1k / 1000';
@@ -30,27 +21,20 @@ export class StepUsageRepository {
     );
   }
 
-  /** The provider's usage: it wins over the attempt's own count. */
-  async final({ turnId, writer, inputTokens, outputTokens }: { turnId: string; writer: string; inputTokens: number; outputTokens: number }): Promise<void> {
-    await this.db('turn_step_usage').where({ turn_id: turnId, writer }).update({ input_tokens: inputTokens, output_tokens: outputTokens, final: true });
+  /**
+   * The provider's usage: it wins over the attempt's own count. The same statement removes the
+   * attempt's record (`activity_attempts`, keyed by `taskToken`): the attempt is over.
+   */
+  async final(input: { turnId: string; writer: string; inputTokens: number; outputTokens: number; taskToken: Uint8Array }): Promise<void> {
+    await this.db.raw(
+      `with ended as (delete from activity_attempts where task_token = ?)
+       update turn_step_usage set input_tokens = ?, output_tokens = ?, final = true where turn_id = ? and writer = ?`,
+      [Buffer.from(input.taskToken), input.inputTokens, input.outputTokens, input.turnId, input.writer],
+    );
   }
 
   /** A request the provider refused or could not take, before any output: it consumed nothing. */
   async waive({ turnId, writer }: { turnId: string; writer: string }): Promise<void> {
     await this.db('turn_step_usage').where({ turn_id: turnId, writer, output_tokens: 0, final: false }).update({ input_tokens: 0 });
-  }
-
-  /** The turn's consumption; undefined when no step recorded any (a turn started before migration 017). */
-  async ofTurn({ turnId }: { turnId: string }, trx?: Knex.Transaction): Promise<ConsumedUsage | undefined> {
-    const row = await (trx ?? this.db)('turn_step_usage as u')
-      .where('u.turn_id', turnId)
-      .first<{ rows: string; input: string | null; output: string | null; credits: string | null }>(
-        this.db.raw('count(*) as rows'),
-        this.db.raw('sum(u.input_tokens) as input'),
-        this.db.raw('sum(u.output_tokens) as output'),
-        this.db.raw(`sum(${STEP_CREDITS_SQL}) as credits`),
-      );
-    if (!row || Number(row.rows) === 0) return undefined;
-    return { inputTokens: Number(row.input ?? 0), outputTokens: Number(row.output ?? 0), credits: Number(row.credits ?? 0) };
   }
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
-import type { AttachmentRef, ConversationRow } from './conversations';
+import type { AttachmentRef, ConversationRow, MessageRow } from './conversations';
 import type { CreditRefusal } from './credits';
 import type { Db } from '../connect';
 import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
@@ -34,7 +34,7 @@ export interface TurnWithContext {
   version: AgentConfig | undefined;
 }
 
-/** The row `withContext` and `claimWithContext` select: rows as JSON, so their dates are strings. */
+/** The row `withContext` and `claimStep` select: rows as JSON, so their dates are strings. */
 interface ContextRow {
   turn: Record<string, unknown>;
   conversation: Record<string, unknown>;
@@ -167,19 +167,45 @@ export class TurnsRepository {
   }
 
   /**
-   * Claims a running turn for `writer` (its appends are fenced to that writer from then on) and
-   * reads it with its context, in one round trip: what a model step does first. `undefined` when
-   * the turn is not running (finished, cancelled, or gone).
+   * What a model step does first, in one round trip: records its attempt against this worker
+   * (`activity_attempts`, workers/orphan-sweeper.ts: written even when the claim fails, so the
+   * caller ends it), claims the running turn for `writer` (its appends are fenced to that writer
+   * from then on), and reads it with its context and the conversation's newest messages whose text
+   * adds up to at most `recentChars[grade]` characters (plus the one that crosses it), oldest
+   * first, with how many messages the conversation has: a step loads a bounded window, not the
+   * whole conversation (activities/history-window.ts). The grade is the pinned version's, or a
+   * manager's project's. `undefined` when the turn is not running (finished, cancelled, or gone).
    */
-  async claimWithContext({ turnId, writer }: { turnId: string; writer: string }): Promise<TurnWithContext | undefined> {
-    const { rows } = await this.db.raw<{ rows: ContextRow[] }>(
-      `with t as (update turns set writer = ? where id = ? and status = 'running' returning *)
-       select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config
-         from t join conversations c on c.id = t.conversation_id
-         left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version`,
-      [writer, turnId],
+  async claimStep(input: {
+    turnId: string;
+    writer: string;
+    attempt: { taskToken: Uint8Array; worker: string; workflowId: string };
+    recentChars: Record<AgentConfig['grade'], number>;
+  }): Promise<(TurnWithContext & { recent: { rows: MessageRow[]; total: number } }) | undefined> {
+    const { rows } = await this.db.raw<{ rows: Array<ContextRow & { recent: Array<Omit<MessageRow, 'at'> & { at: string; total: number }> }> }>(
+      `with a as (
+         insert into activity_attempts (task_token, worker, workflow_id) values (?, ?, ?) on conflict (task_token) do nothing),
+       t as (update turns set writer = ? where id = ? and status = 'running' returning *),
+       x as (
+         select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config, c.id as conversation_id,
+                case when c.agent_id is null and c.project_id is not null then (select p.grade from projects p where p.id = c.project_id)
+                     else coalesce(v.config->>'grade', 'standard') end as grade
+           from t join conversations c on c.id = t.conversation_id
+           left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version)
+       select x.turn, x.conversation, x.config,
+              (select coalesce(json_agg(json_build_object('seq', w.seq, 'turn_id', w.turn_id, 'role', w.role, 'content', w.content,
+                                                          'attachments', w.attachments, 'at', w.at, 'total', w.total) order by w.seq), '[]'::json)
+                 from (select m.seq, m.turn_id, m.role, m.content, m.attachments, m.at,
+                              sum(length(m.content)) over (order by m.seq desc) as through, count(*) over () as total
+                         from messages m where m.conversation_id = x.conversation_id) w
+                where w.through - length(w.content) <= coalesce((?::jsonb->>x.grade)::bigint, 0)) as recent
+         from x`,
+      [Buffer.from(input.attempt.taskToken), input.attempt.worker, input.attempt.workflowId, input.writer, input.turnId, JSON.stringify(input.recentChars)],
     );
-    return rows[0] ? decodeContext(rows[0]) : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    const recent = row.recent.map(({ total: _total, at, ...m }) => ({ ...m, at: new Date(at) }));
+    return { ...decodeContext(row), recent: { rows: recent, total: row.recent[0]?.total ?? 0 } };
   }
 
   /** The id of the conversation's first turn (a run's conversation has just one), if any. */
