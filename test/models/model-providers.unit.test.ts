@@ -247,6 +247,60 @@ for (const flavour of flavours) {
       }
     });
 
+    it('sends an image as the type its bytes show, leaves out empty text parts and empty replies, sends maxOutputTokens', async () => {
+      server.enqueue({ text: 'A red pixel.' });
+      const before = server.requests.length;
+      const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+      await run({
+        maxOutputTokens: 77,
+        messages: [
+          { role: 'user', content: 'first' },
+          { role: 'assistant', content: '' },
+          { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'What is this?' }, { type: 'image', mimeType: 'image/jpeg', data: png }] },
+        ],
+      });
+      const body = bodyOf(server.requests[before]);
+      assert.equal(body.max_tokens, 77);
+      const messages = list(body.messages);
+      assert.deepEqual(
+        messages.filter((m) => m.role === 'assistant'),
+        [],
+      );
+      const images = messages.flatMap((m) => (Array.isArray(m.content) ? list(m.content) : [])).filter((p) => p.type !== 'text');
+      assert.deepEqual(images, [flavour.expectedImage('image/png', png)]);
+      assert.ok(!JSON.stringify(messages).includes('"text":""'), 'no empty text part');
+    });
+
+    it('reports tool-argument fragments through onOutput; empty arguments of an offered tool are {}', async () => {
+      server.enqueue({ toolCalls: [{ id: 'call_a', name: 'files_write', args: { path: 'notes.md' } }], argsChunkSize: 3 });
+      const outputs: string[] = [];
+      const result = await provider.stream(request(), () => undefined, (delta) => outputs.push(delta));
+      assert.ok(outputs.length > 1, 'several fragments');
+      assert.equal(outputs.join(''), '{"path":"notes.md"}');
+      assert.deepEqual(result.toolCalls, [{ id: 'call_a', name: 'files_write', args: { path: 'notes.md' } }]);
+      server.enqueue({ toolCalls: [{ id: 'call_b', name: 'files_write', args: '' }] });
+      const empty = await provider.stream(request(), () => undefined);
+      assert.deepEqual(empty.toolCalls, [{ id: 'call_b', name: 'files_write', args: {} }]);
+    });
+
+    if (flavour.name === 'anthropic') {
+      it("passes a call's warnings to the AI SDK's warning hook", async () => {
+        server.enqueue({ text: 'ok' });
+        const seen: unknown[] = [];
+        const saved = globalThis.AI_SDK_LOG_WARNINGS;
+        globalThis.AI_SDK_LOG_WARNINGS = (options) => seen.push(options);
+        try {
+          // An unknown model: the provider caps max_tokens and says so in a warning.
+          await run({ model: 'claude-unknown-test' });
+        } finally {
+          globalThis.AI_SDK_LOG_WARNINGS = saved;
+        }
+        assert.equal(seen.length, 1);
+        assert.match(JSON.stringify(seen[0]), /"feature":"maxOutputTokens"/);
+        assert.match(JSON.stringify(seen[0]), /"model":"claude-unknown-test"/);
+      });
+    }
+
     it('answers with the default response when nothing is scripted', async () => {
       server.defaultResponse = { text: 'default reply here' };
       const { result } = await run();
