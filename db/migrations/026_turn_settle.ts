@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * `settle_turn`: the end of a turn in one round trip (docs/operations.md, "The turn path"). It
+ * `settle_turn`: the end of a turn in one round trip (docs/operations.md, "What a turn asks of PostgreSQL"). It
  * did the same work in eight statements before — read the turn with its context, begin, lock the
  * turn's row, sum what its steps consumed, end the turn with its terminal event, add the reply,
  * debit, commit — and the worker and PostgreSQL paid each round trip's cost on every turn.

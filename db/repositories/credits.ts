@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connect';
+import { prepared, runPrepared } from '../prepared';
 import { STEP_CREDITS_SQL } from './step-usage';
 
 /** Why a turn may not start: its workspace cannot cover the reservation, or its agent reached its cap. */
@@ -17,6 +18,29 @@ export interface AgentCreditCap {
 const CONSUMED_SQL = `(select coalesce(sum(${STEP_CREDITS_SQL}), 0) from turn_step_usage u where u.turn_id = t.id)`;
 /** What a running turn holds back: its reservation, or what it consumed once that is more. */
 const HOLD_SQL = `greatest(t.reserved, ${CONSUMED_SQL})`;
+
+/** `beginStep`'s statement: prepared, as planning it cost more than running it. */
+const BEGIN_STEP = prepared(
+  'begin-step-1',
+  `with r as (
+         select w.credits
+                  - coalesce((select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?), 0)
+                  - coalesce((select ${CONSUMED_SQL} from turns t where t.id = ?), 0) as available,
+                c.cap,
+                coalesce((select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
+                            from turns t where t.agent_id = c.agent_id), 0) as spent
+           from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
+          where w.id = ?),
+       d as (
+         select r.*, r.available > 0 and r.available >= ?::numeric
+                     and (r.cap is null or (r.spent < r.cap and r.spent + ?::numeric <= r.cap)) as allowed
+           from r),
+       begun as (
+         insert into turn_step_usage (turn_id, writer, step, input_tokens, credits_per_1k)
+         select ?, ?, ?, ?, ? from d where d.allowed
+         on conflict (turn_id, writer) do nothing)
+       select available, cap, spent, allowed from d`,
+);
 
 /**
  * Reservations and per-agent caps (docs/http-api.md: Conversations and turns, "Credits"). A running turn
@@ -52,27 +76,7 @@ export class CreditsRepository {
     usage: { writer: string; step: number; inputTokens: number; creditsPer1k: number };
   }): Promise<CreditRefusal | undefined> {
     const { turnId, workspaceId, agentId, stepCredits, usage } = input;
-    const { rows } = await this.db.raw<{ rows: Array<{ available: string; cap: string | null; spent: string; allowed: boolean }> }>(
-      `with r as (
-         select w.credits
-                  - coalesce((select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?), 0)
-                  - coalesce((select ${CONSUMED_SQL} from turns t where t.id = ?), 0) as available,
-                c.cap,
-                coalesce((select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
-                            from turns t where t.agent_id = c.agent_id), 0) as spent
-           from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
-          where w.id = ?),
-       d as (
-         select r.*, r.available > 0 and r.available >= ?::numeric
-                     and (r.cap is null or (r.spent < r.cap and r.spent + ?::numeric <= r.cap)) as allowed
-           from r),
-       begun as (
-         insert into turn_step_usage (turn_id, writer, step, input_tokens, credits_per_1k)
-         select ?, ?, ?, ?, ? from d where d.allowed
-         on conflict (turn_id, writer) do nothing)
-       select available, cap, spent, allowed from d`,
-      [turnId, turnId, turnId, agentId, workspaceId, stepCredits, stepCredits, turnId, usage.writer, usage.step, usage.inputTokens, usage.creditsPer1k],
-    );
+    const rows = await runPrepared<{ available: string; cap: string | null; spent: string; allowed: boolean }>(this.db, BEGIN_STEP, [turnId, turnId, turnId, agentId, workspaceId, stepCredits, stepCredits, turnId, usage.writer, usage.step, usage.inputTokens, usage.creditsPer1k]);
     const row = rows[0];
     if (!row) return { refused: 'workspace', available: 0 };
     if (row.allowed) return undefined;

@@ -5,6 +5,7 @@ import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { AttachmentRef, ConversationRow, MessageRow } from './conversations';
 import type { CreditRefusal } from './credits';
 import type { Db } from '../connect';
+import { prepared, runPrepared } from '../prepared';
 import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
 
 export interface TurnRow {
@@ -95,6 +96,44 @@ interface StoredEvent {
   event: TurnEvent;
 }
 
+/** A model step's claim (`claimStep`): prepared, as planning it cost more than running it. */
+const CLAIM_STEP = prepared(
+  'claim-step-1',
+  `with a as (
+         insert into activity_attempts (task_token, worker, workflow_id) values (?, ?, ?) on conflict (task_token) do nothing),
+       t as (update turns set writer = ? where id = ? and status = 'running' returning *),
+       x as (
+         select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config, c.id as conversation_id,
+                case when c.agent_id is null and c.project_id is not null then (select p.grade from projects p where p.id = c.project_id)
+                     else coalesce(v.config->>'grade', 'standard') end as grade
+           from t join conversations c on c.id = t.conversation_id
+           left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version)
+       select x.turn, x.conversation, x.config,
+              (select coalesce(json_agg(json_build_object('seq', w.seq, 'turn_id', w.turn_id, 'role', w.role, 'content', w.content,
+                                                          'attachments', w.attachments, 'at', w.at, 'total', w.total) order by w.seq), '[]'::json)
+                 from (select m.seq, m.turn_id, m.role, m.content, m.attachments, m.at,
+                              sum(length(m.content)) over (order by m.seq desc) as through, count(*) over () as total
+                         from messages m where m.conversation_id = x.conversation_id) w
+                where w.through - length(w.content) <= coalesce((?::jsonb->>x.grade)::bigint, 0)) as recent
+         from x`,
+);
+
+/** `append`'s statement: one per text batch of every turn, so prepared outside a transaction. */
+const APPEND_SQL = `with t as (
+         update turns set last_seq = last_seq + ?
+          where id = ? and status = 'running' and (?::text is null or writer = ?)
+          returning last_seq),
+       ins as (
+         insert into turn_events (turn_id, seq, type, data, step)
+         select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
+           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
+         returning seq, type, data),
+       used as (
+         update turn_step_usage set output_tokens = greatest(output_tokens, ?::int)
+          where ?::int is not null and turn_id = ? and writer = ? and not final and exists (select 1 from t))
+       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`;
+const APPEND = prepared('append-events-1', APPEND_SQL);
+
 /** Events `eventsAfter` and `eventTextsAfter` read at most at once; a full page means more may follow. */
 export const EVENTS_PAGE_SIZE = 1000;
 
@@ -182,26 +221,7 @@ export class TurnsRepository {
     attempt: { taskToken: Uint8Array; worker: string; workflowId: string };
     recentChars: Record<AgentConfig['grade'], number>;
   }): Promise<(TurnWithContext & { recent: { rows: MessageRow[]; total: number } }) | undefined> {
-    const { rows } = await this.db.raw<{ rows: Array<ContextRow & { recent: Array<Omit<MessageRow, 'at'> & { at: string; total: number }> }> }>(
-      `with a as (
-         insert into activity_attempts (task_token, worker, workflow_id) values (?, ?, ?) on conflict (task_token) do nothing),
-       t as (update turns set writer = ? where id = ? and status = 'running' returning *),
-       x as (
-         select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config, c.id as conversation_id,
-                case when c.agent_id is null and c.project_id is not null then (select p.grade from projects p where p.id = c.project_id)
-                     else coalesce(v.config->>'grade', 'standard') end as grade
-           from t join conversations c on c.id = t.conversation_id
-           left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version)
-       select x.turn, x.conversation, x.config,
-              (select coalesce(json_agg(json_build_object('seq', w.seq, 'turn_id', w.turn_id, 'role', w.role, 'content', w.content,
-                                                          'attachments', w.attachments, 'at', w.at, 'total', w.total) order by w.seq), '[]'::json)
-                 from (select m.seq, m.turn_id, m.role, m.content, m.attachments, m.at,
-                              sum(length(m.content)) over (order by m.seq desc) as through, count(*) over () as total
-                         from messages m where m.conversation_id = x.conversation_id) w
-                where w.through - length(w.content) <= coalesce((?::jsonb->>x.grade)::bigint, 0)) as recent
-         from x`,
-      [Buffer.from(input.attempt.taskToken), input.attempt.worker, input.attempt.workflowId, input.writer, input.turnId, JSON.stringify(input.recentChars)],
-    );
+    const rows = await runPrepared<ContextRow & { recent: Array<Omit<MessageRow, 'at'> & { at: string; total: number }> }>(this.db, CLAIM_STEP, [Buffer.from(input.attempt.taskToken), input.attempt.worker, input.attempt.workflowId, input.writer, input.turnId, JSON.stringify(input.recentChars)]);
     const row = rows[0];
     if (!row) return undefined;
     const recent = row.recent.map(({ total: _total, at, ...m }) => ({ ...m, at: new Date(at) }));
@@ -270,38 +290,25 @@ export class TurnsRepository {
     // events under them, and NOTIFY with their seq range and, when small, the events themselves
     // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
     // the three. The billed output moves with the text the consumers were shown.
-    const result = await (trx ?? this.db).raw(
-      `with t as (
-         update turns set last_seq = last_seq + ?
-          where id = ? and status = 'running' and (?::text is null or writer = ?)
-          returning last_seq),
-       ins as (
-         insert into turn_events (turn_id, seq, type, data, step)
-         select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
-           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
-         returning seq, type, data),
-       used as (
-         update turn_step_usage set output_tokens = greatest(output_tokens, ?::int)
-          where ?::int is not null and turn_id = ? and writer = ? and not final and exists (select 1 from t))
-       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
-      [
-        n,
-        input.turnId,
-        writer,
-        writer,
-        input.turnId,
-        n,
-        input.step ?? null,
-        JSON.stringify(input.events),
-        input.outputTokens ?? null,
-        input.outputTokens ?? null,
-        input.turnId,
-        writer,
-        TURN_EVENTS_CHANNEL,
-        input.turnId,
-      ],
-    );
-    return (result as { rows: unknown[] }).rows.length > 0;
+    const values = [
+      n,
+      input.turnId,
+      writer,
+      writer,
+      input.turnId,
+      n,
+      input.step ?? null,
+      JSON.stringify(input.events),
+      input.outputTokens ?? null,
+      input.outputTokens ?? null,
+      input.turnId,
+      writer,
+      TURN_EVENTS_CHANNEL,
+      input.turnId,
+    ];
+    // Outside a transaction (a model step's text), the prepared statement; inside one, as part of it.
+    const rows = trx ? ((await trx.raw(APPEND_SQL, values)) as { rows: unknown[] }).rows : await runPrepared(this.db, APPEND, values);
+    return rows.length > 0;
   }
 
   /**
