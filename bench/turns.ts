@@ -132,6 +132,7 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
     temporal: cfg.temporal,
     apiPeakRssMb: rss.api,
     workerPeakRssMb: rss.worker,
+    bareWorkerPeakRssMb: bare.workerPeakRssMb,
     apis: cfg.apis,
     workers: cfg.workers,
     bareWorkflowsPerSecond: bareRate,
