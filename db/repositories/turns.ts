@@ -118,8 +118,11 @@ const CLAIM_STEP = prepared(
          from x`,
 );
 
-/** `append`'s statement: one per text batch of every turn, so prepared outside a transaction. */
-const APPEND_SQL = `with t as (
+/**
+ * `append`'s common table expressions, after `with` (opening a turn puts its own before them):
+ * take n sequence numbers, insert the events under them, record the writer's output, NOTIFY.
+ */
+const APPEND_CTES = `t as (
          update turns set last_seq = last_seq + ?
           where id = ? and status = 'running' and (?::text is null or writer = ?)
           returning last_seq),
@@ -132,6 +135,17 @@ const APPEND_SQL = `with t as (
          update turn_step_usage set output_tokens = greatest(output_tokens, ?::int)
           where ?::int is not null and turn_id = ? and writer = ? and not final and exists (select 1 from t))
        select pg_notify(?, ${notificationPayloadSql('ins')}) from t`;
+
+/** The bindings of `APPEND_CTES`, in order. */
+function appendValues(input: { turnId: string; events: TurnEvent[]; step?: number; writer?: string; outputTokens?: number }): Knex.Value[] {
+  const n = input.events.length;
+  const writer = input.writer ?? null;
+  const output = input.outputTokens ?? null;
+  return [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), output, output, input.turnId, writer, TURN_EVENTS_CHANNEL, input.turnId];
+}
+
+/** `append`'s statement: one per text batch of every turn, so prepared outside a transaction. */
+const APPEND_SQL = `with ${APPEND_CTES}`;
 const APPEND = prepared('append-events-1', APPEND_SQL);
 
 /** Events `eventsAfter` and `eventTextsAfter` read at most at once; a full page means more may follow. */
@@ -259,10 +273,7 @@ export class TurnsRepository {
       .delete();
   }
 
-  /**
-   * How many turns of the workspace are running, under a lock per workspace held until `trx`
-   * ends: asks that count and then start a turn are taken one at a time.
-   */
+  /** The conversation's running turn, if any. */
   async running({ conversationId }: { conversationId: string }, trx?: Knex.Transaction): Promise<TurnRow | undefined> {
     return (trx ?? this.db)<TurnRow>('turns').where({ conversation_id: conversationId, status: 'running' }).first();
   }
@@ -284,28 +295,11 @@ export class TurnsRepository {
     trx?: Knex.Transaction,
   ): Promise<boolean> {
     if (input.events.length === 0) return true;
-    const n = input.events.length;
-    const writer = input.writer ?? null;
     // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
     // events under them, and NOTIFY with their seq range and, when small, the events themselves
     // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
     // the three. The billed output moves with the text the consumers were shown.
-    const values = [
-      n,
-      input.turnId,
-      writer,
-      writer,
-      input.turnId,
-      n,
-      input.step ?? null,
-      JSON.stringify(input.events),
-      input.outputTokens ?? null,
-      input.outputTokens ?? null,
-      input.turnId,
-      writer,
-      TURN_EVENTS_CHANNEL,
-      input.turnId,
-    ];
+    const values = appendValues(input);
     // Outside a transaction (a model step's text), the prepared statement; inside one, as part of it.
     const rows = trx ? ((await trx.raw(APPEND_SQL, values)) as { rows: unknown[] }).rows : await runPrepared(this.db, APPEND, values);
     return rows.length > 0;
@@ -326,13 +320,7 @@ export class TurnsRepository {
          insert into messages (conversation_id, turn_id, role, content, attachments) values (?, ?, 'user', ?, ?::jsonb)),
        named as (
          update conversations set title = ? where id = ? and title is null and ?::text is not null),
-       t as (
-         update turns set last_seq = last_seq + 1 where id = ? and status = 'running' returning last_seq),
-       ins as (
-         insert into turn_events (turn_id, seq, type, data, step)
-         select ?, t.last_seq, 'start', ?::jsonb, null from t
-         returning seq, type, data)
-       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
+       ${APPEND_CTES}`,
       [
         input.conversationId,
         input.turnId,
@@ -341,11 +329,7 @@ export class TurnsRepository {
         input.title ?? null,
         input.conversationId,
         input.title ?? null,
-        input.turnId,
-        input.turnId,
-        JSON.stringify(start),
-        TURN_EVENTS_CHANNEL,
-        input.turnId,
+        ...appendValues({ turnId: input.turnId, events: [start] }),
       ],
     );
   }
