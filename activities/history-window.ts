@@ -7,8 +7,9 @@ import type { AttachmentRef, MessageRow } from '../db/repositories/conversations
  * summarised (a summary would be a model call of its own, billed and slow); the first message
  * kept then opens with a note saying how many were left out, so the model knows it sees a window.
  *
- * Tokens are estimated as characters / 4: no tokenizer is a dependency, and the estimate only
- * has to keep the request well inside the model's context, not count exactly.
+ * Tokens are estimated as characters / 4, not counted with the tokenizer: the claim statement loads
+ * the window by characters in PostgreSQL, and the estimate only has to keep the request well inside
+ * the model's context, not count exactly.
  */
 
 const CHARS_PER_TOKEN = 4;

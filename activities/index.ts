@@ -38,7 +38,7 @@ export interface ActivityDeps {
   metrics: TurnMetrics;
   /** Child spans of the model and tool calls; `noSpans` when tracing is off (infra/tracing). */
   spans: Spans;
-  /** The tokenizer that bills a model step cut short; built once per worker (its rank table is large). */
+  /** The tokenizer that bills a model step cut short (its rank table is built once per process). */
   tokens: TokenCounter;
   /** `WORKSPACE_RUNNING_TURNS_MAX`: turns started by triggers and delegations are admitted under it too. */
   maxRunningTurns: number;
