@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './cli';
@@ -7,7 +7,7 @@ import { repoRoot } from './cli';
 export interface PreviousRelease {
   /** The commit the tree was taken from. */
   ref: string;
-  /** Its files, with this checkout's node_modules linked in. */
+  /** Its files, with this checkout's node_modules linked in, or its own when its lockfile differs. */
   dir: string;
   remove(): Promise<void>;
 }
@@ -16,11 +16,12 @@ export interface PreviousRelease {
  * The code a rolling upgrade replaces, as a tree of files of its own: UPGRADE_FROM_REF when set,
  * else the parent of the last commit that changed `workflows/` — the newest workflow code that
  * differs from this checkout's, so the old and new workers really run different bundles.
- * It runs on this checkout's node_modules: an upgrade that also changes dependencies is not what
- * this checks (the replay test covers the workflow code against recorded histories either way).
+ * It runs on this checkout's node_modules when its package-lock.json is the same; otherwise on
+ * its own, installed with `npm ci` (about 45 s from npm's cache), as its own image would: a
+ * release that dropped a package must not take it away from the release it replaces.
  */
 export async function checkoutPreviousRelease(): Promise<PreviousRelease> {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
   const ref = process.env.UPGRADE_FROM_REF || git('rev-parse', `${git('rev-list', '-1', 'HEAD', '--', 'workflows')}~1`);
   const dir = await mkdtemp(path.join(tmpdir(), 'ha-previous-'));
   const archive = spawnSync('sh', ['-c', `git archive "${ref}" | tar -x -C "${dir}"`], { cwd: repoRoot, encoding: 'utf8' });
@@ -28,6 +29,16 @@ export async function checkoutPreviousRelease(): Promise<PreviousRelease> {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`could not take the tree of ${ref} (a shallow clone? fetch more history, or set UPGRADE_FROM_REF): ${archive.stderr}`);
   }
-  await symlink(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
-  return { ref, dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  const sameLockfile = git('show', `${ref}:package-lock.json`) === (await readFile(path.join(repoRoot, 'package-lock.json'), 'utf8')).trim();
+  if (sameLockfile) {
+    await symlink(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
+    return { ref, dir, remove };
+  }
+  const install = spawnSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+  if (install.status !== 0) {
+    await remove();
+    throw new Error(`npm ci of ${ref}'s dependencies failed (${install.status ?? install.signal}): ${install.stderr.slice(-2000)}`);
+  }
+  return { ref, dir, remove };
 }
