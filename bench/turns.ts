@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { attributeTurns } from './lib/attribution';
 import { barePhase } from './lib/bare-phase';
-import { timeBreakdown, watchModelArrivals } from './lib/breakdown';
+import { engineLegs, timeBreakdown, watchModelArrivals } from './lib/breakdown';
 import { benchConfig, type BenchConfig } from './lib/config';
 import { createAgent } from './lib/http';
 import { latencyPhase, loadPhase, Tally } from './lib/phases';
@@ -87,6 +87,8 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   out(`completed workflows in the window: ${bare.inWindow} → ${bareRate.toFixed(1)} workflows/s (${bare.afterWindow} more finished after it); errors: ${bare.errors}${bare.firstError ? ` (e.g. ${bare.firstError})` : ''}`);
   out(`start → result under load: ${formatSummary(bare.total)}`);
   out(`our turns/s as a share of it: ${((turnsPerSecond / bareRate) * 100).toFixed(0)}%`);
+  out(`Temporal's legs of a bare workflow run one at a time (${bare.sequentialIds.length} after the warm-up; ms, p50 and p99), beside ours above:`);
+  for (const line of await engineLegs(bare.sequentialIds, stack.temporalAddress)) out(`  ${line}`);
 
   const cell = (v: number | undefined) => (v === undefined ? 'n/a' : ms(v));
   const share = (v: number | undefined, seconds: number) => (v === undefined ? 'n/a' : `${((v / (seconds * 1000)) * 100).toFixed(0)}%`);

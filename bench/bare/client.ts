@@ -6,9 +6,11 @@ import type { bareTurnWorkflow } from './workflows';
 /**
  * The bare baseline's client process, the counterpart of our API: `concurrency` loops, each
  * starting a bare turn workflow and awaiting its result, for `seconds`, after `warmup` sequential
- * ones. Prints `window start` when the timed window begins (bench:turns samples CPU then), and at
- * the end one JSON line: turns completed in the window and after it, errors, and per-turn ms.
- * Arguments: <temporal address> <task queue> <concurrency> <seconds> <warm-up turns> <limits JSON>.
+ * ones and then `sequential` more whose ids it reports (bench:turns reads their histories for the
+ * engine's own legs of the time to first text). Prints `window start` when the timed window
+ * begins (bench:turns samples CPU then), and at the end one JSON line: turns completed in the
+ * window and after it, errors, per-turn ms and the sequential workflows' ids.
+ * Arguments: <temporal address> <task queue> <concurrency> <seconds> <warm-up> <sequential> <limits JSON>.
  */
 export interface BareLoadResult {
   inWindow: number;
@@ -16,21 +18,27 @@ export interface BareLoadResult {
   errors: number;
   totalMs: number[];
   firstError?: string;
+  sequentialIds: string[];
 }
 
 async function main(): Promise<void> {
-  const [address, taskQueue, concurrency, seconds, warmup, limitsJson] = process.argv.slice(2);
-  if (!address || !taskQueue || !concurrency || !seconds || !warmup || !limitsJson) throw new Error('usage: client.ts <address> <queue> <concurrency> <seconds> <warm-up> <limits JSON>');
+  const [address, taskQueue, concurrency, seconds, warmup, sequential, limitsJson] = process.argv.slice(2);
+  if (!address || !taskQueue || !concurrency || !seconds || !warmup || !sequential || !limitsJson) throw new Error('usage: client.ts <address> <queue> <concurrency> <seconds> <warm-up> <sequential> <limits JSON>');
   const limits = JSON.parse(limitsJson) as TurnLimits;
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
-  const result: BareLoadResult = { inWindow: 0, afterWindow: 0, errors: 0, totalMs: [] };
-  const once = async (): Promise<number> => {
+  const result: BareLoadResult = { inWindow: 0, afterWindow: 0, errors: 0, totalMs: [], sequentialIds: [] };
+  const once = async (workflowId = `bare-${randomUUID()}`): Promise<number> => {
     const started = performance.now();
-    await client.workflow.execute<typeof bareTurnWorkflow>('bareTurnWorkflow', { taskQueue, workflowId: `bare-${randomUUID()}`, args: [limits] });
+    await client.workflow.execute<typeof bareTurnWorkflow>('bareTurnWorkflow', { taskQueue, workflowId, args: [limits] });
     return performance.now() - started;
   };
   for (let i = 0; i < Number(warmup); i++) await once();
+  for (let i = 0; i < Number(sequential); i++) {
+    const workflowId = `bare-${randomUUID()}`;
+    await once(workflowId);
+    result.sequentialIds.push(workflowId);
+  }
   const deadline = performance.now() + Number(seconds) * 1000;
   process.stdout.write('window start\n');
   const loop = async () => {

@@ -26,6 +26,8 @@ export interface BareResults {
   total: Summary;
   cpu: ReturnType<typeof cpuBetween>;
   workerPeakRssMb: number | undefined;
+  /** The bare workflows run one at a time before the load (as many as our latency turns). */
+  sequentialIds: string[];
 }
 
 const TSX = ['--require', 'tsx/cjs'];
@@ -56,7 +58,7 @@ export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup
   const worker = new ChildProc('bare worker', process.execPath, [...cfg.nodeArgs, ...TSX, ...workerArgs], { cwd: repoRoot, env });
   cleanup.add('bare worker', () => worker.stop());
   await worker.waitFor(/bare worker polling/, 120_000);
-  const args = [stack.temporalAddress, 'bare-turns', String(cfg.concurrency), String(cfg.seconds), String(cfg.warmupTurns), JSON.stringify(defaultLimits())];
+  const args = [stack.temporalAddress, 'bare-turns', String(cfg.concurrency), String(cfg.seconds), String(cfg.warmupTurns), String(cfg.latencyTurns), JSON.stringify(defaultLimits())];
   const client = new ChildProc('bare client', process.execPath, [...cfg.nodeArgs, ...TSX, 'bench/bare/client.ts', ...args], { cwd: repoRoot, env, keepStdout: true });
   cleanup.add('bare client', () => client.stop());
   await client.waitFor(/window start/, 120_000);
@@ -83,5 +85,6 @@ export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup
     total: summarise(result.totalMs),
     cpu: cpuBetween(begin, end),
     workerPeakRssMb: workerPeakKb === undefined ? undefined : workerPeakKb / 1024,
+    sequentialIds: result.sequentialIds ?? [],
   };
 }

@@ -51,6 +51,24 @@ const STAGES = [
   'first text row → client has the text event (commit, NOTIFY, API read, SSE)',
 ] as const;
 
+/** Temporal's own points in a history: started, first workflow task picked up and completed, first activity picked up. */
+const ENGINE_POINTS: Array<(e: HistoryEvent) => boolean> = [
+  (e) => e.workflowExecutionStartedEventAttributes != null,
+  (e) => e.workflowTaskStartedEventAttributes != null,
+  (e) => e.workflowTaskCompletedEventAttributes != null,
+  (e) => e.activityTaskStartedEventAttributes != null,
+];
+/** Where those points' legs sit in STAGES. */
+const ENGINE_STAGE_FROM = 2;
+
+async function enginePoints(client: Client, workflowId: string): Promise<Array<number | undefined>> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return ENGINE_POINTS.map((has) => eventMs(events.find(has)));
+}
+
+const lines = (names: readonly string[], stages: number[][]) =>
+  names.map((name, i) => `${ms(percentile(stages[i]!, 50)).padStart(7)} ${ms(percentile(stages[i]!, 99)).padStart(7)}  ${name}`);
+
 /** p50 and p99 of each stage; the stages of one turn add up to its time to first text. */
 export async function timeBreakdown(turns: TimedTurn[], databaseUrl: string, temporalAddress: string): Promise<string[]> {
   const db = new pg.Client({ connectionString: databaseUrl });
@@ -69,27 +87,36 @@ export async function timeBreakdown(turns: TimedTurn[], databaseUrl: string, tem
     const stages: number[][] = STAGES.map(() => []);
     for (const turn of turns) {
       const row = byId.get(turn.turnId);
-      const history = await client.workflow.getHandle(`turn-${turn.turnId}`).fetchHistory();
-      const events = history.events ?? [];
-      const first = (has: (e: HistoryEvent) => boolean) => eventMs(events.find(has));
-      const points = [
-        turn.requestAt,
-        row?.started,
-        first((e) => e.workflowExecutionStartedEventAttributes != null),
-        first((e) => e.workflowTaskStartedEventAttributes != null),
-        first((e) => e.workflowTaskCompletedEventAttributes != null),
-        first((e) => e.activityTaskStartedEventAttributes != null),
-        turn.modelRequestAt,
-        row?.first_text ?? undefined,
-        turn.firstTextAt,
-      ];
+      const points = [turn.requestAt, row?.started, ...(await enginePoints(client, `turn-${turn.turnId}`)), turn.modelRequestAt, row?.first_text ?? undefined, turn.firstTextAt];
       if (points.some((p) => p === undefined || p === null)) continue;
       const p = points as number[];
       for (let i = 0; i < STAGES.length; i++) stages[i]!.push(p[i + 1]! - p[i]!);
     }
-    return STAGES.map((name, i) => `${ms(percentile(stages[i]!, 50)).padStart(7)} ${ms(percentile(stages[i]!, 99)).padStart(7)}  ${name}`);
+    return lines(STAGES, stages);
   } finally {
     await db.end();
+    await connection.close();
+  }
+}
+
+/**
+ * The same Temporal legs for the bare chain's workflows run one at a time: what the engine alone
+ * takes between the start and the first activity on this machine, beside ours.
+ */
+export async function engineLegs(workflowIds: string[], temporalAddress: string): Promise<string[]> {
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: 'default' });
+    const names = STAGES.slice(ENGINE_STAGE_FROM, ENGINE_STAGE_FROM + ENGINE_POINTS.length - 1);
+    const stages: number[][] = names.map(() => []);
+    for (const id of workflowIds) {
+      const points = await enginePoints(client, id);
+      if (points.some((p) => p === undefined)) continue;
+      const p = points as number[];
+      for (let i = 0; i < names.length; i++) stages[i]!.push(p[i + 1]! - p[i]!);
+    }
+    return lines(names, stages);
+  } finally {
     await connection.close();
   }
 }
