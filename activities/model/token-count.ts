@@ -1,4 +1,4 @@
-import { encode, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ModelMessage, ModelRequest } from './types';
 
 /**
@@ -21,7 +21,7 @@ setMergeCacheSize(10_000);
 export class TokenCounter {
   /** Tokens of `text`; special-token markers a user typed count as text, never throw. */
   count(text: string): number {
-    return text === '' ? 0 : encode(text, NO_SPECIAL_TOKENS).length;
+    return text === '' ? 0 : countTokens(text, NO_SPECIAL_TOKENS);
   }
 
   /** Input tokens of a request: system prompt, messages, tool calls and results, tool definitions. */
