@@ -2,6 +2,7 @@ import os from 'node:os';
 import { attributeTurns } from './lib/attribution';
 import { barePhase } from './lib/bare-phase';
 import { engineLegs, timeBreakdown, watchModelArrivals } from './lib/breakdown';
+import { workerLegs } from './lib/worker-legs';
 import { benchConfig, type BenchConfig } from './lib/config';
 import { createAgent } from './lib/http';
 import { latencyPhase, loadPhase, Tally } from './lib/phases';
@@ -89,6 +90,11 @@ async function run(cfg: BenchConfig, cleanup: Cleanup): Promise<void> {
   out(`our turns/s as a share of it: ${((turnsPerSecond / bareRate) * 100).toFixed(0)}%`);
   out(`Temporal's legs of a bare workflow run one at a time (${bare.sequentialIds.length} after the warm-up; ms, p50 and p99), beside ours above:`);
   for (const line of await engineLegs(bare.sequentialIds, stack.temporalAddress)) out(`  ${line}`);
+  if (cfg.workerLegsDir) {
+    out('Inside those legs, as each worker\'s SDK saw its first workflow task and first activity (BENCH_WORKER_LEGS=1; ms, sequential):');
+    const arrivals = new Map(latency.timed.map((t) => [`turn-${t.turnId}`, t.modelRequestAt]));
+    for (const line of await workerLegs(cfg.workerLegsDir, arrivals, bare.sequentialIds)) out(`  ${line}`);
+  }
 
   const cell = (v: number | undefined) => (v === undefined ? 'n/a' : ms(v));
   const share = (v: number | undefined, seconds: number) => (v === undefined ? 'n/a' : `${((v / (seconds * 1000)) * 100).toFixed(0)}%`);

@@ -6,7 +6,7 @@ import type { TurnLimits } from '../../domain/turn-run';
 import { ChildProc } from '../../harness/child';
 import { repoRoot } from '../../harness/cli';
 import type { BareLoadResult } from '../bare/client';
-import type { BenchConfig } from './config';
+import { type BenchConfig, workerLegsEnv, workerNodeArgs } from './config';
 import { cpuBetween, type CpuTargets, sampleCpu } from './cpu';
 import { rssKb } from './proc';
 import type { Cleanup, Log, Stack } from './stack';
@@ -55,7 +55,7 @@ export async function barePhase(stack: Stack, cfg: BenchConfig, cleanup: Cleanup
   const codePath = path.join(stack.workDir, 'bare-workflow-bundle.js');
   await writeFile(codePath, bundle.code);
   const workerArgs = ['bench/bare/worker.ts', stack.temporalAddress, 'bare-turns', 'bare-ops', cache, codePath];
-  const worker = new ChildProc('bare worker', process.execPath, [...cfg.nodeArgs, ...TSX, ...workerArgs], { cwd: repoRoot, env });
+  const worker = new ChildProc('bare worker', process.execPath, [...workerNodeArgs(cfg), ...TSX, ...workerArgs], { cwd: repoRoot, env: { ...env, ...workerLegsEnv(cfg) } });
   cleanup.add('bare worker', () => worker.stop());
   await worker.waitFor(/bare worker polling/, 120_000);
   const args = [stack.temporalAddress, 'bare-turns', String(cfg.concurrency), String(cfg.seconds), String(cfg.warmupTurns), String(cfg.latencyTurns), JSON.stringify(defaultLimits())];

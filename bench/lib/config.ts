@@ -1,3 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
 /**
  * The bench's own settings, all from BENCH_* environment variables (defaults in brackets):
  * BENCH_REPLY (the fixed model reply) or BENCH_REPLY_WORDS [20]; BENCH_CHUNK_DELAY_MS [10]
@@ -11,6 +15,9 @@
  * BENCH_NODE_ARGS [none]: Node options, space-separated, put before the script of the API and
  * worker processes and of the bare chain's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
  * NODE_OPTIONS refuses, or `--heapsnapshot-signal=SIGUSR2`).
+ * BENCH_WORKER_LEGS [0]: 1 preloads bench/lib/worker-legs-hook.ts into our worker and the bare
+ * chain's, and prints the legs between the first workflow task and the model request as their SDK
+ * saw them (bench/lib/worker-legs.ts); the hook's own work is in every figure of that run.
  * BENCH_TEMPORAL [dev]: `dev` runs Temporal's dev server in memory; `cluster` a cluster of its own
  * (frontend, history, matching, worker processes; docs/temporal-cluster.md) on the bench's PostgreSQL server.
  * Also read: DATABASE_URL (a server to create a fresh database on; else embedded PostgreSQL),
@@ -31,6 +38,8 @@ export interface BenchConfig {
   apis: number;
   workers: number;
   nodeArgs: string[];
+  /** Where the worker-legs hook writes (BENCH_WORKER_LEGS=1), else undefined. */
+  workerLegsDir: string | undefined;
   temporal: 'dev' | 'cluster';
 }
 
@@ -72,6 +81,17 @@ export function benchConfig(): BenchConfig {
     apis: int('BENCH_TURNS_APIS', 1, 1),
     workers: int('BENCH_TURNS_WORKERS', 1, 1),
     nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    workerLegsDir: process.env.BENCH_WORKER_LEGS === '1' ? mkdtempSync(path.join(tmpdir(), 'bench-worker-legs-')) : undefined,
     temporal: temporalKind(process.env.BENCH_TEMPORAL),
   };
+}
+
+/** Node options of a worker process (ours or the bare chain's): BENCH_NODE_ARGS, and the legs hook when on. */
+export function workerNodeArgs(cfg: BenchConfig): string[] {
+  return cfg.workerLegsDir ? [...cfg.nodeArgs, '--require', 'tsx/cjs', '--require', path.join(__dirname, 'worker-legs-hook.ts')] : cfg.nodeArgs;
+}
+
+/** The environment the legs hook reads (nothing when it is off). */
+export function workerLegsEnv(cfg: BenchConfig): Record<string, string> {
+  return cfg.workerLegsDir ? { BENCH_WORKER_LEGS_DIR: cfg.workerLegsDir } : {};
 }

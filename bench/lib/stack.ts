@@ -12,7 +12,7 @@ import { ChildProc } from '../../harness/child';
 import { cliEntry, repoRoot } from '../../harness/cli';
 import { freshDatabase } from '../../harness/database';
 import { type ModelServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { BenchConfig } from './config';
+import { type BenchConfig, workerLegsEnv, workerNodeArgs } from './config';
 import { findProcess, readStat } from './proc';
 
 /**
@@ -157,7 +157,7 @@ export async function startStack(cfg: BenchConfig, cleanup: Cleanup, log: Log, o
     return api;
   });
   const workers = Array.from({ length: cfg.workers }, (_, i) => {
-    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...cfg.nodeArgs, cliEntry, 'worker'], { cwd: repoRoot, env });
+    const worker = new ChildProc(`worker ${i + 1}`, process.execPath, [...workerNodeArgs(cfg), cliEntry, 'worker'], { cwd: repoRoot, env: { ...env, ...workerLegsEnv(cfg) } });
     cleanup.add(worker.name, () => worker.stop());
     return worker;
   });
