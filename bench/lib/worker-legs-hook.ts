@@ -62,7 +62,7 @@ if (dir) {
     // The SDK passes a length-delimited message.
     const run = proto.workflow_completion.WorkflowActivationCompletion.decodeDelimited(new Uint8Array(completion)).runId;
     await complete(worker, completion);
-    record({ k: 'completed', at, run, answered: now() });
+    record({ k: 'completed', at, run });
   };
   const pollActivity = native.workerPollActivityTask;
   native.workerPollActivityTask = async (...args) => {

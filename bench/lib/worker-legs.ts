@@ -11,7 +11,7 @@ import { ms, percentile } from './stats';
 
 type LegRecord =
   | { k: 'activation'; at: number; run: string; taskStarted?: number; workflowId?: string }
-  | { k: 'completed'; at: number; run: string; answered: number }
+  | { k: 'completed'; at: number; run: string }
   | { k: 'activityTask'; at: number; workflowId?: string; started?: number }
   | { k: 'activityRun'; at: number; workflowId?: string }
   | { k: 'fetch'; at: number; workflowId: string }
