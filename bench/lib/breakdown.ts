@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import pg from 'pg';
 import type { ModelServer } from '../../harness/model-servers/openai-server';
+import { timestampMs } from './proto-time';
 import { ms, percentile } from './stats';
 
 /**
@@ -34,11 +35,6 @@ export interface TimedTurn {
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const eventMs = (e: HistoryEvent | undefined): number | undefined => {
-  const t = e?.eventTime;
-  if (!t) return undefined;
-  return Number(String(t.seconds ?? 0)) * 1000 + (t.nanos ?? 0) / 1e6;
-};
 
 const STAGES = [
   'HTTP request → ask transaction begins (API: auth, routing, validation)',
@@ -63,7 +59,7 @@ const ENGINE_STAGE_FROM = 2;
 
 async function enginePoints(client: Client, workflowId: string): Promise<Array<number | undefined>> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  return ENGINE_POINTS.map((has) => eventMs(events.find(has)));
+  return ENGINE_POINTS.map((has) => timestampMs(events.find(has)?.eventTime));
 }
 
 const lines = (names: readonly string[], stages: number[][]) =>

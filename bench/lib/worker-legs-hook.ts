@@ -12,7 +12,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import type { coresdk, google } from '@temporalio/proto';
+import type { coresdk } from '@temporalio/proto';
+import { timestampMs } from './proto-time';
 
 interface Bridge {
   native: {
@@ -29,7 +30,6 @@ interface ActivityLike {
 const dir = process.env.BENCH_WORKER_LEGS_DIR;
 const fromRepo = (id: string) => require.resolve(id, { paths: [process.cwd()] });
 const now = () => performance.timeOrigin + performance.now();
-const timeOf = (t: google.protobuf.ITimestamp | null | undefined) => (t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : undefined);
 
 if (dir) {
   const file = path.join(dir, `${process.pid}.jsonl`);
@@ -53,7 +53,7 @@ if (dir) {
     const at = now();
     const a = proto.workflow_activation.WorkflowActivation.decode(new Uint8Array(buf));
     const init = a.jobs.find((j) => j.initializeWorkflow)?.initializeWorkflow;
-    record({ k: 'activation', at, run: a.runId, taskStarted: timeOf(a.timestamp), workflowId: init?.workflowId });
+    record({ k: 'activation', at, run: a.runId, taskStarted: timestampMs(a.timestamp), workflowId: init?.workflowId });
     return buf;
   };
   const complete = native.workerCompleteWorkflowActivation;
@@ -69,7 +69,7 @@ if (dir) {
     const buf = await pollActivity(...args);
     const at = now();
     const start = proto.activity_task.ActivityTask.decode(new Uint8Array(buf)).start;
-    if (start && !start.isLocal) record({ k: 'activityTask', at, workflowId: start.workflowExecution?.workflowId, started: timeOf(start.startedTime) });
+    if (start && !start.isLocal) record({ k: 'activityTask', at, workflowId: start.workflowExecution?.workflowId, started: timestampMs(start.startedTime) });
     return buf;
   };
   const run = Activity.prototype.run;
@@ -79,13 +79,13 @@ if (dir) {
   };
   // What the SDK does between an activation and its completion, timed per run: the codec's
   // decode, creating the workflow (first task only), the workflow thread's activation, the encode.
-  type Phase = (this: unknown, x: { runId?: string | null }, ...rest: unknown[]) => Promise<unknown>;
+  type Method = (...args: unknown[]) => Promise<unknown>;
   const timePhase = (owner: Record<string, unknown>, method: string, runOf: (args: unknown[]) => string | null | undefined) => {
-    const original = owner[method] as Phase;
+    const original = owner[method] as Method;
     owner[method] = async function (this: unknown, ...args: unknown[]) {
       const begin = now();
       try {
-        return await original.apply(this, args as Parameters<Phase>);
+        return await original.apply(this, args);
       } finally {
         record({ k: 'phase', run: runOf(args), phase: method, ms: now() - begin });
       }

@@ -37,8 +37,8 @@ interface FirstTask {
   phases?: Partial<Record<Phase, number>>;
 }
 
-/** A workflow's first records, and (ours) when its model request reached the model server. */
-type Points = Required<FirstTask> & { arrival?: number };
+/** A workflow's first records (the bare chain's make no model request), and ours' arrival at the model server. */
+type Points = Required<Omit<FirstTask, 'fetch' | 'phases'>> & Pick<FirstTask, 'fetch'> & { arrival?: number };
 
 const LEGS: Array<[string, (f: Points) => number | undefined]> = [
   ['first workflow task started (Temporal) → the SDK has the activation (core)', (f) => f.activation.taskStarted && f.activation.at - f.activation.taskStarted],
@@ -46,8 +46,8 @@ const LEGS: Array<[string, (f: Points) => number | undefined]> = [
   ['completion → Temporal records the activity started (eager dispatch)', (f) => f.activityTask.started && f.activityTask.started - f.completed.at],
   ['activity started (Temporal) → the SDK has the activity task (core)', (f) => f.activityTask.started && f.activityTask.at - f.activityTask.started],
   ['activity task → activity function called (SDK: decode, context)', (f) => f.activityRun.at - f.activityTask.at],
-  ['activity function → model request leaves (ours: claim, history, credit check)', (f) => f.fetch.at - f.activityRun.at],
-  ['model request leaves → arrives at the model server (AI SDK, undici)', (f) => f.arrival && f.arrival - f.fetch.at],
+  ['activity function → model request leaves (ours: claim, history, credit check)', (f) => f.fetch && f.fetch.at - f.activityRun.at],
+  ['model request leaves → arrives at the model server (AI SDK, undici)', (f) => f.fetch && f.arrival && f.arrival - f.fetch.at],
 ];
 
 async function records(dir: string): Promise<LegRecord[]> {
@@ -84,15 +84,15 @@ function legs(tasks: Map<string, FirstTask>, ids: Iterable<string>, arrivals?: M
   const out: number[][] = [...LEGS, ...PHASES].map(() => []);
   for (const id of ids) {
     const f = tasks.get(id);
-    if (!f?.activation || !f.completed || !f.activityTask || !f.activityRun) continue;
-    // The bare chain's activity makes no request: its legs stop at the activity function.
-    const points = { fetch: { k: 'fetch', at: Number.NaN, workflowId: id }, ...f, arrival: arrivals?.get(id) } as Points;
+    const { activation, completed, activityTask, activityRun } = f ?? {};
+    if (!activation || !completed || !activityTask || !activityRun) continue;
+    const points: Points = { activation, completed, activityTask, activityRun, fetch: f?.fetch, arrival: arrivals?.get(id) };
     LEGS.forEach(([, leg], i) => {
       const v = leg(points);
-      if (v !== undefined && Number.isFinite(v)) out[i]!.push(v);
+      if (v !== undefined) out[i]!.push(v);
     });
     PHASES.forEach((phase, i) => {
-      const v = f.phases?.[phase];
+      const v = f?.phases?.[phase];
       if (v !== undefined) out[LEGS.length + i]!.push(v);
     });
   }
