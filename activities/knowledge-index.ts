@@ -5,9 +5,16 @@ import type { StoredChunk } from '../db/repositories/knowledge-chunks';
 import type { IndexFileResult } from '../domain/knowledge-index';
 import { tokenCredits } from '../domain/token-credits';
 import { chunkSections } from './knowledge/chunk';
-import { extractText } from './knowledge/extract';
+import { extractInSandbox } from './knowledge/extract-sandbox';
 import { EMBED_BATCH, type Embedder } from './model/embeddings';
 import { ModelError } from './model/types';
+
+/**
+ * Attempts of one file's bytes that may begin and never end (the worker killed while indexing it)
+ * before the next one marks it failed instead of reading it: a file that kills its reader is
+ * read at most three times, however often the worker restarts.
+ */
+const MAX_UNFINISHED_ATTEMPTS = 2;
 
 interface KnowledgeIndexDeps {
   repos: Repositories;
@@ -43,19 +50,20 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
     }
   }
 
-  /** Extracts, chunks, embeds and stores one file (the activity below beats around it). */
-  async function indexFile(file: FileRef, ctx: Context): Promise<IndexFileResult> {
-    const source = await repos.knowledgeChunks.source(file);
-    if (!source) return { status: 'skipped' };
-    const extraction = await extractText({ path: file.path, mimeType: source.mimeType, content: source.content }, undefined, ctx.cancellationSignal);
+  /**
+   * Extracts (in the sandbox), chunks, embeds and stores one file (the activity below beats around
+   * it and counts the attempt). A file its bytes cannot be read from fails for good (`final`).
+   */
+  async function indexFile(file: FileRef, source: { workspaceId: string; mimeType: string; content: Buffer }, ctx: Context): Promise<IndexFileResult> {
+    const extraction = await extractInSandbox({ path: file.path, mimeType: source.mimeType, content: source.content }, undefined, ctx.cancellationSignal);
     if (!extraction.ok) {
-      await repos.knowledgeChunks.fail({ ...file, error: extraction.reason });
+      await repos.knowledgeChunks.fail({ ...file, error: extraction.reason, final: true });
       return { status: 'failed', reason: extraction.reason };
     }
     const chunks: StoredChunk[] = chunkSections(extraction.sections);
     if (chunks.length === 0) {
       const reason = 'the file holds no text to index';
-      await repos.knowledgeChunks.fail({ ...file, error: reason });
+      await repos.knowledgeChunks.fail({ ...file, error: reason, final: true });
       return { status: 'failed', reason };
     }
     try {
@@ -88,12 +96,23 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
      */
     async indexKnowledgeFile(file: FileRef): Promise<IndexFileResult> {
       const ctx = Context.current();
+      const source = await repos.knowledgeChunks.source(file);
+      if (!source) return { status: 'skipped' };
+      const begun = await repos.knowledgeChunks.startAttempt(file);
+      if (begun === undefined) return { status: 'skipped' };
+      if (begun > MAX_UNFINISHED_ATTEMPTS) {
+        // Earlier attempts began and never ended: the worker died each time. Not again.
+        const reason = `indexing it was interrupted ${begun - 1} times before it finished (the worker stopped while reading it)`;
+        await repos.knowledgeChunks.fail({ ...file, error: reason, final: true });
+        return { status: 'failed', reason };
+      }
       // A long extraction or a slow provider is not a dead worker: beat all along, not only between batches.
       const beat = setInterval(() => ctx.heartbeat(), 3_000);
       try {
-        return await indexFile(file, ctx);
+        return await indexFile(file, source, ctx);
       } finally {
         clearInterval(beat);
+        await repos.knowledgeChunks.finishAttempt(file);
       }
     },
 

@@ -27,6 +27,7 @@ import * as m024 from './migrations/024_tool_approvals';
 import * as m025 from './migrations/025_knowledge_index';
 import * as m026 from './migrations/026_turn_settle';
 import * as m027 from './migrations/027_turn_admit';
+import * as m028 from './migrations/028_index_attempts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -65,6 +66,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['025_knowledge_index', m025],
   ['026_turn_settle', m026],
   ['027_turn_admit', m027],
+  ['028_index_attempts', m028],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

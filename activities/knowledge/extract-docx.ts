@@ -1,4 +1,6 @@
 import mammoth from 'mammoth';
+import { checkDocxBounds } from './docx-bounds';
+import type { ExtractionLimits } from './extract';
 import { htmlSections } from './extract-html';
 import { ExtractionFailure, within, type Deadline, type SectionsResult } from './extract-support';
 
@@ -9,7 +11,8 @@ import { ExtractionFailure, within, type Deadline, type SectionsResult } from '.
  */
 const noImages = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
 
-export async function docxSections(content: Uint8Array, deadline: Deadline): Promise<SectionsResult> {
+export async function docxSections(content: Uint8Array, limits: ExtractionLimits, deadline: Deadline): Promise<SectionsResult> {
+  await within(checkDocxBounds(content, { maxEntries: limits.maxZipEntries, maxExpandedBytes: limits.maxExpandedBytes, maxParagraphs: limits.maxParagraphs }), deadline);
   const work = mammoth.convertToHtml({ buffer: Buffer.from(content.buffer, content.byteOffset, content.byteLength) }, { convertImage: noImages });
   const result = await within(work, deadline).catch((err: unknown) => {
     if (err instanceof ExtractionFailure || deadline.signal?.aborted) throw err;

@@ -1,5 +1,6 @@
 import { getResolvedPDFJS } from 'unpdf';
 import type { ExtractedSection, ExtractionLimits } from './extract';
+import { checkPdfBounds } from './pdf-bounds';
 import { DeadlineExceeded, ExtractionFailure, timeLeft, within, type Deadline, type SectionsResult } from './extract-support';
 
 /**
@@ -17,6 +18,7 @@ interface TextItem {
 }
 
 export async function pdfSections(content: Uint8Array, limits: ExtractionLimits, deadline: Deadline): Promise<SectionsResult> {
+  await within(checkPdfBounds(content, limits.maxExpandedBytes), deadline);
   const pdfjs = await within(getResolvedPDFJS(), deadline);
   const task = pdfjs.getDocument({
     // A copy: PDF.js may transfer (detach) the buffer it is given, and the caller still owns it.
@@ -25,6 +27,8 @@ export async function pdfSections(content: Uint8Array, limits: ExtractionLimits,
     // Text needs no fonts loaded into a renderer, nor fonts of this machine.
     disableFontFace: true,
     useSystemFonts: false,
+    // No code generated from the file's fonts (the path of CVE-2024-4367), sandbox or not.
+    isEvalSupported: false,
   });
   const giveUp = () => void task.destroy().catch(() => undefined);
   try {

@@ -24,7 +24,15 @@ export interface ExtractionLimits {
   maxPages: number;
   timeMs: number;
   maxChars: number;
+  /** What a file's compressed parts (a DOCX's XML parts, a PDF's streams) may inflate to, together. */
+  maxExpandedBytes: number;
+  /** Zip entries of a DOCX. */
+  maxZipEntries: number;
+  /** Paragraphs of a DOCX's main document. */
+  maxParagraphs: number;
 }
+
+const MB = 1024 * 1024;
 
 /**
  * - `maxBytes` 25 MiB: the largest file a drive or knowledge space stores (MAX_FILE_BYTES), so
@@ -33,12 +41,21 @@ export interface ExtractionLimits {
  * - `timeMs` 20 s: PDF parsing is CPU work on the activity worker; a pathological file must not
  *   hold a worker slot for minutes. Checked between PDF pages and around library calls.
  * - `maxChars` 2 000 000: about 500 000 tokens, ~2 000 chunks — what one file may add to an index.
+ * - `maxExpandedBytes` 128 MiB: a DOCX's parts (a 25 MB Word file of pure text inflates to about
+ *   100 MB of XML) or a PDF's streams (pages and fonts; images are not counted, reading text never
+ *   decodes them: 500 text pages come to a few tens of MB);
+ *   `maxZipEntries` 10 000 and `maxParagraphs` 200 000 (a 2 000-page document has ~60 000).
+ *   They are checked by inflating and counting before the library parses anything
+ *   (docx-bounds.ts, pdf-bounds.ts); what slips past them meets the sandbox's memory limit.
  */
 export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxBytes: MAX_FILE_BYTES,
   maxPages: 500,
   timeMs: 20_000,
   maxChars: 2_000_000,
+  maxExpandedBytes: 128 * MB,
+  maxZipEntries: 10_000,
+  maxParagraphs: 200_000,
 };
 
 export type Extraction =
@@ -114,7 +131,7 @@ function sectionsOf(format: Format, content: Uint8Array, limits: ExtractionLimit
     case 'pdf':
       return pdfSections(content, limits, deadline);
     case 'docx':
-      return docxSections(content, deadline);
+      return docxSections(content, limits, deadline);
     case 'html':
       return htmlSections(decode(content));
     case 'markdown':

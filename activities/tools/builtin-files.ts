@@ -3,7 +3,8 @@ import { MAX_FILE_BYTES, normalisePath } from '../../domain/file-path';
 import { detectMimeType, looksLikeText } from '../../domain/mime';
 import { overQuotaMessage } from '../../domain/storage-quota';
 import { documentAsText } from '../knowledge/document-text';
-import { documentFormat, extractText } from '../knowledge/extract';
+import { documentFormat } from '../knowledge/extract';
+import { extractInSandbox } from '../knowledge/extract-sandbox';
 import { capText } from './limits';
 import type { BuiltInTool } from './builtin-types';
 import { str } from './builtin-types';
@@ -39,7 +40,7 @@ export function fileTools(repos: Repositories, quotaBytes?: number): BuiltInTool
       // Only PDF and DOCX (by type or extension, even when a PDF happens to be ASCII): HTML,
       // Markdown and CSV read better as the text they are.
       const format = documentFormat(document);
-      if (format === 'pdf' || format === 'docx') return documentAsText(await extractText(document, undefined, signal), p.path);
+      if (format === 'pdf' || format === 'docx') return documentAsText(await extractInSandbox(document, undefined, signal), p.path);
       if (!looksLikeText(file.content)) return { ok: true, content: `[binary file ${p.path}: ${file.entry.size} bytes, ${file.entry.mimeType}]` };
       return { ok: true, content: capText(file.content.toString('utf8')) };
     },

@@ -82,9 +82,11 @@ export class FilesRepository {
           text_content: t.raw('excluded.text_content'),
           modified_at: t.raw('excluded.modified_at'),
           content_sha256: t.raw('excluded.content_sha256'),
-          // The same bytes again keep their index (nothing is embedded twice); anything else waits for indexing.
-          index_status: t.raw(`case when ${UNCHANGED_AND_INDEXED} then files.index_status else excluded.index_status end`),
-          index_error: t.raw(`case when ${UNCHANGED_AND_INDEXED} then files.index_error else null end`),
+          // The same bytes again keep their index (nothing is embedded twice) or their failure to
+          // be read (a poison file is not read again); anything else waits for indexing, afresh.
+          index_status: t.raw(`case when ${UNCHANGED_AND_SETTLED} then files.index_status else excluded.index_status end`),
+          index_error: t.raw(`case when ${UNCHANGED_AND_SETTLED} then files.index_error else null end`),
+          index_attempts: t.raw(`case when ${UNCHANGED_AND_SETTLED} then files.index_attempts else 0 end`),
         })
         .returning(ENTRY_COLUMNS);
       return { entry: toEntry(row as FileRow) };
@@ -208,7 +210,8 @@ function searchableText(content: Uint8Array): string | null {
   return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
-const UNCHANGED_AND_INDEXED = "files.index_status = 'indexed' and files.indexed_sha256 = excluded.content_sha256";
+const UNCHANGED_AND_SETTLED = `(files.index_status = 'indexed' and files.indexed_sha256 = excluded.content_sha256)
+  or (files.index_status = 'failed' and files.index_failed_sha256 = excluded.content_sha256)`;
 
 function toEntry(row: FileRow): FileEntry {
   const entry: FileEntry = { path: row.path, kind: 'file', mimeType: row.mime_type, size: row.size, modifiedAt: iso(row.modified_at) };

@@ -109,10 +109,37 @@ export class KnowledgeChunksRepository {
     });
   }
 
-  /** Marks the file failed with the reason, if it still holds that content; its old chunks go (they describe other bytes). */
-  async fail({ space, path, sha256, error }: { space: string; path: string; sha256: string; error: string }): Promise<void> {
+  /**
+   * Counts an indexing attempt of the file's current bytes as begun, before the work starts: the
+   * attempts begun and not finished, this one included, or undefined when the file is no longer
+   * pending with these bytes. Written first and on its own, so an attempt that kills the worker
+   * stays counted; `finishAttempt` takes back one that ended, however it ended.
+   */
+  async startAttempt({ space, path, sha256 }: { space: string; path: string; sha256: string }): Promise<number | undefined> {
+    const rows: Array<{ index_attempts: number }> = await this.db('files')
+      .where({ space, path, content_sha256: sha256, index_status: 'pending' })
+      .increment('index_attempts', 1)
+      .returning('index_attempts');
+    return rows[0]?.index_attempts;
+  }
+
+  /** An attempt ended (indexed, failed or thrown): only attempts that never ended stay counted. */
+  async finishAttempt({ space, path, sha256 }: { space: string; path: string; sha256: string }): Promise<void> {
+    await this.db('files')
+      .where({ space, path, content_sha256: sha256 })
+      .update({ index_attempts: this.db.raw('greatest(index_attempts - 1, 0)') });
+  }
+
+  /**
+   * Marks the file failed with the reason, if it still holds that content; its old chunks go (they
+   * describe other bytes). `final`: the bytes themselves cannot be read (a limit, a damaged file),
+   * so putting the same bytes again keeps them failed instead of reading them again.
+   */
+  async fail({ space, path, sha256, error, final = false }: { space: string; path: string; sha256: string; error: string; final?: boolean }): Promise<void> {
     await this.db.transaction(async (t) => {
-      const n = await t('files').where({ space, path, content_sha256: sha256 }).update({ index_status: 'failed', index_error: error.slice(0, 1000), index_chunks: null });
+      const n = await t('files')
+        .where({ space, path, content_sha256: sha256 })
+        .update({ index_status: 'failed', index_error: error.slice(0, 1000), index_chunks: null, index_failed_sha256: final ? sha256 : null });
       if (n > 0) await t('knowledge_chunks').where({ space, path }).delete();
     });
   }
