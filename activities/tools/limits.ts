@@ -10,6 +10,12 @@
  *   `timeoutMs` (100 ms – 300 s, see `httpToolSchema`); a web.fetch call after
  *   `webFetchTimeoutMs` (20 s). The time covers connecting, redirects and reading the body.
  * - At most `maxRedirects` (5) redirects are followed; one more is an error.
+ * - An MCP server's answers are read as they arrive and refused past a bound, before the SDK
+ *   buffers or parses them (a JSON-RPC message cannot be cut like a page of text): one message — a
+ *   JSON body, or one event of an event stream — at most `mcpMessageBytes` (4 MiB: room for a
+ *   screenshot's base64, which the model only sees summarised), and all a session reads — its
+ *   listing's pages, or one call with its event streams — at most `mcpSessionBytes` (16 MiB).
+ *   Counted after decompression. A refusal is the call's (or the listing's) error, naming the bound.
  */
 export const toolLimits = {
   responseBytes: 1024 * 1024,
@@ -18,6 +24,8 @@ export const toolLimits = {
   httpToolMaxTimeoutMs: 300_000,
   webFetchTimeoutMs: 20_000,
   maxRedirects: 5,
+  mcpMessageBytes: 4 * 1024 * 1024,
+  mcpSessionBytes: 16 * 1024 * 1024,
 } as const;
 
 /** Cuts `text` to `max` characters, noting how many were left out. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { ConfigError, loadConfig } from '../../config/env';
 import { capText, httpToolTimeout, toolLimits } from '../../activities/tools/limits';
 import { blockedRange } from '../../activities/outbound/address-policy';
@@ -299,8 +300,21 @@ describe('outbound: safe fetch', () => {
 
   describe('readCapped', () => {
     let big: TestServer;
+    const MiB = 1024 * 1024;
+    let gzipBomb: Buffer;
+    let brBomb: Buffer;
     before(async () => {
+      // Bombs: 64 MiB inflated from 64 gzip members of about 1 KiB, and 16 MiB from about 100 bytes of brotli.
+      const member = zlib.gzipSync(Buffer.alloc(MiB, 'x'), { level: 9 });
+      gzipBomb = Buffer.concat(Array.from({ length: 64 }, () => member));
+      brBomb = zlib.brotliCompressSync(Buffer.alloc(16 * MiB, 'x'), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
       big = await serve((req, res) => {
+        if (req.url === '/gzip-bomb' || req.url === '/br-bomb') {
+          res.setHeader('content-type', 'text/plain');
+          res.setHeader('content-encoding', req.url === '/gzip-bomb' ? 'gzip' : 'br');
+          res.end(req.url === '/gzip-bomb' ? gzipBomb : brBomb);
+          return;
+        }
         if (req.url === '/latin1') {
           res.setHeader('content-type', 'text/plain; charset=iso-8859-1');
           res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
@@ -336,6 +350,18 @@ describe('outbound: safe fetch', () => {
       assert.equal(whole.truncated, false);
       const exact = await readCapped(await f(`${big.url}/big`), 3 * 1024 * 1024);
       assert.equal(exact.truncated, false);
+    });
+
+    it('counts inflated bytes: a gzip or brotli bomb stops at the cap', async () => {
+      for (const bomb of ['gzip-bomb', 'br-bomb']) {
+        const body = await readCapped(await f(`${big.url}/${bomb}`), MiB);
+        assert.equal(body.truncated, true, bomb);
+        assert.equal(body.bytes.byteLength, MiB, bomb);
+        assert.ok(
+          body.bytes.every((b) => b === 0x78),
+          `${bomb}: the bytes read are the inflated ones`,
+        );
+      }
     });
 
     it('decodes with the charset of the response', async () => {

@@ -6,7 +6,9 @@
  * stream) and DELETE they make.
  *
  * `timeoutMs` (default 30 s) bounds connecting (transport start + `initialize`), listing (all
- * pages together) and each call.
+ * pages together) and each call. What the server sends is read within `toolLimits.mcpMessageBytes`
+ * per message and `toolLimits.mcpSessionBytes` per session (bounded-fetch.ts); past either, the
+ * connection, listing or call fails with a message naming the bound.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -18,6 +20,7 @@ import type { JsonSchemaObject } from '../../model/types';
 import type { SafeFetch } from '../../outbound/safe-fetch';
 import { capText } from '../limits';
 import type { ToolResult } from '../types';
+import { boundedMcpFetch } from './bounded-fetch';
 import { hasContent, mcpResultToToolResult } from './results';
 
 const MCP_DEFAULT_TIMEOUT_MS = 30_000;
@@ -117,13 +120,24 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
 // ---------------------------------------------------------------------------------------------
 // Sessions
 
-function makeTransport(server: McpServer, url: URL, opts: McpConnectOptions): Transport {
+/** The transport, and the signal that aborts when the server's answers go past a bound. */
+function makeTransport(server: McpServer, url: URL, opts: McpConnectOptions): { transport: Transport; refused: AbortSignal } {
   const safe = opts.fetch;
-  const fetch: FetchLike | undefined = safe
-    ? (input, init) => safe(typeof input === 'string' ? input : input.href, init)
-    : undefined;
-  const common = { requestInit: { headers: { ...opts.headers } }, ...(fetch ? { fetch } : {}) };
-  return server.transport === 'sse' ? new SSEClientTransport(url, common) : new StreamableHTTPClientTransport(url, common);
+  const base: FetchLike = safe ? (input, init) => safe(typeof input === 'string' ? input : input.href, init) : (input, init) => fetch(input, init);
+  const bounded = boundedMcpFetch(base);
+  const common = { requestInit: { headers: { ...opts.headers } }, fetch: bounded.fetch };
+  const transport = server.transport === 'sse' ? new SSEClientTransport(url, common) : new StreamableHTTPClientTransport(url, common);
+  return { transport, refused: bounded.refused };
+}
+
+/** Why `refused` aborted: the bound's message. */
+function refusalText(refused: AbortSignal): string {
+  return refused.reason instanceof Error ? refused.reason.message : String(refused.reason);
+}
+
+/** `signal` and `refused` together (either aborts the request). */
+function withRefusal(refused: AbortSignal, signal: AbortSignal | undefined): AbortSignal {
+  return signal ? AbortSignal.any([signal, refused]) : refused;
 }
 
 /**
@@ -142,14 +156,14 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
   }
   if (opts.signal?.aborted) throw new Error(`${where}: connecting cancelled`);
 
-  const transport = makeTransport(server, url, opts);
+  const { transport, refused } = makeTransport(server, url, opts);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   // Transport errors after connecting surface as request failures; nothing to log here.
   client.onerror = () => undefined;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('timeout')), timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
+  const signal = AbortSignal.any([deadline.signal, refused, ...(opts.signal ? [opts.signal] : [])]);
   try {
     // The SDK's request timeout covers `initialize`; the race also covers the transport's start
     // (the SSE transport waits for the server's `endpoint` event, with no timeout of its own).
@@ -159,6 +173,7 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
     await settleWithin(transport.close(), CLOSE_WAIT_MS);
     // The SDK reports an aborted request as a RequestTimeout error too: look at the signals first.
     const late = `${where} did not answer within ${timeoutMs} ms (${shownUrl(url)})`;
+    if (refused.aborted) throw new Error(`${where}: ${refusalText(refused)}`);
     if (deadline.signal.aborted) throw new Error(late);
     if (opts.signal?.aborted) throw new Error(`${where}: connecting cancelled`);
     if (isTimeout(err)) throw new Error(late);
@@ -179,10 +194,7 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
         for (let page = 0; page < MAX_LIST_PAGES; page++) {
           const remaining = timeoutMs - (Date.now() - started);
           if (remaining <= 0) throw new McpError(ErrorCode.RequestTimeout, 'Request timed out');
-          const res = await client.listTools(cursor ? { cursor } : undefined, {
-            timeout: remaining,
-            ...(listSignal ? { signal: listSignal } : {}),
-          });
+          const res = await client.listTools(cursor ? { cursor } : undefined, { timeout: remaining, signal: withRefusal(refused, listSignal) });
           for (const t of res.tools) {
             tools.push({
               name: t.name,
@@ -195,6 +207,7 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
           cursor = res.nextCursor;
         }
       } catch (err) {
+        if (refused.aborted) throw new Error(`${where} could not list its tools: ${refusalText(refused)}`);
         if (listSignal?.aborted) throw new Error(`${where}: listing tools cancelled`);
         if (isTimeout(err)) throw new Error(`${where} did not list its tools within ${timeoutMs} ms`);
         throw new Error(`${where} could not list its tools: ${errorText(err)}`);
@@ -207,14 +220,12 @@ export async function connectMcp(server: McpServer, opts: McpConnectOptions): Pr
       if (closed) return { ok: false, content: `${shown} failed: the MCP session is closed` };
       if (callSignal?.aborted) return { ok: false, content: `${shown} cancelled` };
       try {
-        const res = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-          timeout: timeoutMs,
-          ...(callSignal ? { signal: callSignal } : {}),
-        });
+        const res = await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: timeoutMs, signal: withRefusal(refused, callSignal) });
         // The SDK's return type includes the pre-2024-11 `{ toolResult }` shape; the schema above rules it out.
         if (!hasContent(res)) return { ok: true, content: capText(JSON.stringify(res.toolResult) ?? '(no content)') };
         return mcpResultToToolResult(res, shown);
       } catch (err) {
+        if (refused.aborted) return { ok: false, content: `${shown} failed: ${refusalText(refused)}` };
         if (callSignal?.aborted) return { ok: false, content: `${shown} cancelled` };
         if (isTimeout(err)) return { ok: false, content: `${shown} timed out after ${timeoutMs} ms` };
         return { ok: false, content: capText(`${shown} failed: ${errorText(err)}`) };
