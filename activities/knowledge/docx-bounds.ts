@@ -7,7 +7,7 @@ export interface DocxBounds {
   /** Zip entries in all. */
   maxEntries: number;
   /** Bytes the parts mammoth reads (everything but word/media/) may inflate to, together. */
-  maxExpandedBytes: number;
+  maxUnzippedBytes: number;
   /** `<w:p>` paragraphs in word/document.xml. */
   maxParagraphs: number;
 }
@@ -31,10 +31,10 @@ export async function checkDocxBounds(content: Uint8Array, bounds: DocxBounds): 
     let expanded = 0;
     for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
       if (entry.fileName.endsWith('/') || entry.fileName.startsWith('word/media/')) continue;
-      if (expanded + entry.uncompressedSize > bounds.maxExpandedBytes) throw tooLarge(bounds);
+      if (expanded + entry.uncompressedSize > bounds.maxUnzippedBytes) throw tooLarge(bounds);
       const stream = await openEntry(zip, entry);
       const counted = await countEntry(stream, {
-        room: bounds.maxExpandedBytes - expanded,
+        room: bounds.maxUnzippedBytes - expanded,
         countParagraphs: entry.fileName === 'word/document.xml',
         maxParagraphs: bounds.maxParagraphs,
       });
@@ -50,7 +50,7 @@ export async function checkDocxBounds(content: Uint8Array, bounds: DocxBounds): 
 }
 
 const tooLarge = (bounds: DocxBounds) =>
-  new ExtractionFailure(`the DOCX document expands past ${Math.round(bounds.maxExpandedBytes / MB)} MB when unzipped`);
+  new ExtractionFailure(`the DOCX document expands past ${Math.round(bounds.maxUnzippedBytes / MB)} MB when unzipped`);
 
 function openZip(content: Uint8Array): Promise<ZipFile> {
   const buffer = Buffer.from(content.buffer, content.byteOffset, content.byteLength);

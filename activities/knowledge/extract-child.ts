@@ -1,3 +1,4 @@
+import { getResolvedPDFJS } from 'unpdf';
 import { extractText, type Extraction, type ExtractionLimits } from './extract';
 
 /**
@@ -12,6 +13,8 @@ export interface ExtractionRequest {
 }
 
 process.on('disconnect', () => process.exit(0));
+// Loaded while it waits as the spare, so a file does not wait for PDF.js (extract-sandbox.ts).
+void getResolvedPDFJS().catch(() => undefined);
 process.once('message', (request: ExtractionRequest) => {
   void extractText(request.file, request.limits).then(
     (reply: Extraction) => process.send?.(reply, () => process.exit(0)),

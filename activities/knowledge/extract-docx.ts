@@ -12,7 +12,7 @@ import { ExtractionFailure, within, type Deadline, type SectionsResult } from '.
 const noImages = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
 
 export async function docxSections(content: Uint8Array, limits: ExtractionLimits, deadline: Deadline): Promise<SectionsResult> {
-  await within(checkDocxBounds(content, { maxEntries: limits.maxZipEntries, maxExpandedBytes: limits.maxExpandedBytes, maxParagraphs: limits.maxParagraphs }), deadline);
+  await within(checkDocxBounds(content, { maxEntries: limits.maxZipEntries, maxUnzippedBytes: limits.maxUnzippedBytes, maxParagraphs: limits.maxParagraphs }), deadline);
   const work = mammoth.convertToHtml({ buffer: Buffer.from(content.buffer, content.byteOffset, content.byteLength) }, { convertImage: noImages });
   const result = await within(work, deadline).catch((err: unknown) => {
     if (err instanceof ExtractionFailure || deadline.signal?.aborted) throw err;

@@ -18,7 +18,7 @@ interface TextItem {
 }
 
 export async function pdfSections(content: Uint8Array, limits: ExtractionLimits, deadline: Deadline): Promise<SectionsResult> {
-  await within(checkPdfBounds(content, limits.maxExpandedBytes), deadline);
+  await within(checkPdfBounds(content, limits.maxInflatedBytes), deadline);
   const pdfjs = await within(getResolvedPDFJS(), deadline);
   const task = pdfjs.getDocument({
     // A copy: PDF.js may transfer (detach) the buffer it is given, and the caller still owns it.

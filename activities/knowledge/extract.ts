@@ -24,8 +24,10 @@ export interface ExtractionLimits {
   maxPages: number;
   timeMs: number;
   maxChars: number;
-  /** What a file's compressed parts (a DOCX's XML parts, a PDF's streams) may inflate to, together. */
-  maxExpandedBytes: number;
+  /** What a DOCX's parts (all but its images) may unzip to, together. */
+  maxUnzippedBytes: number;
+  /** What a PDF's streams (all but its images) may inflate to, together. */
+  maxInflatedBytes: number;
   /** Zip entries of a DOCX. */
   maxZipEntries: number;
   /** Paragraphs of a DOCX's main document. */
@@ -41,9 +43,12 @@ const MB = 1024 * 1024;
  * - `timeMs` 20 s: PDF parsing is CPU work on the activity worker; a pathological file must not
  *   hold a worker slot for minutes. Checked between PDF pages and around library calls.
  * - `maxChars` 2 000 000: about 500 000 tokens, ~2 000 chunks — what one file may add to an index.
- * - `maxExpandedBytes` 128 MiB: a DOCX's parts (a 25 MB Word file of pure text inflates to about
- *   100 MB of XML) or a PDF's streams (pages and fonts; images are not counted, reading text never
- *   decodes them: 500 text pages come to a few tens of MB);
+ * - `maxUnzippedBytes` 32 MiB: a DOCX's XML, which mammoth holds as a tree of about 15 times its
+ *   size (12 MB of XML took 172 MB of heap): 32 MiB fits the sandbox's heap, and holds some 5
+ *   million words, about 10 000 pages. Images (word/media/) are not counted: they are dropped.
+ * - `maxInflatedBytes` 128 MiB: a PDF's streams (pages and fonts; images are not counted, reading
+ *   text never decodes them): 500 text pages come to a few tens of MB, and PDF.js holds one page's
+ *   streams at a time;
  *   `maxZipEntries` 10 000 and `maxParagraphs` 200 000 (a 2 000-page document has ~60 000).
  *   They are checked by inflating and counting before the library parses anything
  *   (docx-bounds.ts, pdf-bounds.ts); what slips past them meets the sandbox's memory limit.
@@ -53,7 +58,8 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxPages: 500,
   timeMs: 20_000,
   maxChars: 2_000_000,
-  maxExpandedBytes: 128 * MB,
+  maxUnzippedBytes: 32 * MB,
+  maxInflatedBytes: 128 * MB,
   maxZipEntries: 10_000,
   maxParagraphs: 200_000,
 };

@@ -14,14 +14,14 @@ const DICT_LOOKBACK = 4096;
  * (a JPEG, another filter, a false match) ends at once and counts nothing. Image streams are
  * skipped: reading text never decodes them.
  */
-export async function checkPdfBounds(content: Uint8Array, maxExpandedBytes: number): Promise<void> {
+export async function checkPdfBounds(content: Uint8Array, maxInflatedBytes: number): Promise<void> {
   const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   let total = 0;
   for (let at = bytes.indexOf(STREAM); at !== -1; at = bytes.indexOf(STREAM, at + STREAM.length)) {
     const start = dataStart(bytes, at);
     if (start === undefined || isImage(bytes, at)) continue;
-    total += await inflatedSize(bytes.subarray(start), maxExpandedBytes - total + 1);
-    if (total > maxExpandedBytes) throw new ExtractionFailure(`the PDF expands past ${Math.round(maxExpandedBytes / MB)} MB when its streams are inflated`);
+    total += await inflatedSize(bytes.subarray(start), maxInflatedBytes - total + 1);
+    if (total > maxInflatedBytes) throw new ExtractionFailure(`the PDF expands past ${Math.round(maxInflatedBytes / MB)} MB when its streams are inflated`);
   }
 }
 

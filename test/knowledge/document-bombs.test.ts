@@ -15,10 +15,10 @@ import { isolatedEnv } from '../support/workers';
 const MB = 1024 * 1024;
 /**
  * The documented bound (docs/limits.md, "Knowledge files"): the service's own process stays under
- * 1 GB while it indexes bombs, and its extraction sandboxes under 512 MB each, two at a time.
+ * 1 GB while it indexes bombs, and its extraction sandboxes under 1 GB each, two at a time.
  */
 const SERVICE_RSS_BOUND = 1024 * MB;
-const SANDBOX_RSS_BOUND = 512 * MB;
+const SANDBOX_RSS_BOUND = 1024 * MB;
 
 /** Resident memory of `pid` and of each of its descendants, from ps. */
 function treeRss(pid: number): { own: number; children: number[] } {
@@ -154,7 +154,7 @@ describe('Knowledge bombs: one workspace cannot stop the service for another', f
     assert.ok(seen.health.length >= 2, 'health was sampled all along');
     assert.ok(seen.maxOwn < SERVICE_RSS_BOUND, `the service's process peaked at ${Math.round(seen.maxOwn / MB)} MB`);
     assert.ok(seen.maxChild < SANDBOX_RSS_BOUND + 64 * MB, `a sandbox peaked at ${Math.round(seen.maxChild / MB)} MB`);
-    assert.match(settled[0]?.index_error ?? '', /DOCX document expands past 128 MB/);
+    assert.match(settled[0]?.index_error ?? '', /DOCX document expands past 32 MB when unzipped/);
     assert.match(settled[1]?.index_error ?? '', /PDF expands past 128 MB/);
     const listed = await bombed.knowledge.list();
     assert.deepEqual(
@@ -192,13 +192,13 @@ describe('Knowledge bombs: one workspace cannot stop the service for another', f
     const bombed = await attacker.agents.create({ name: 'Bombed again' });
     await bombed.knowledge.put('slow.pdf', await pdfBomb(585));
     const pid = service.pid;
-    await waitFor('an extraction sandbox to start', () => treeRss(pid).children.length, (n) => n > 0, 60_000);
+    const space = knowledgeSpace(bombed.id);
+    // The attempt is recorded just before the file goes to a sandbox: kill the service then.
+    await waitFor('the extraction to begin', () => fileRow(space, 'slow.pdf'), (r) => (r?.index_attempts ?? 0) > 0, 60_000);
     service.child.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(treeRss(pid).children, [], 'the sandbox went with the worker');
+    await waitFor('the sandboxes to go with the worker', () => treeRss(pid).children, (c) => c.length === 0, 5_000);
     service = await startService();
     const stopWatching = watch(service);
-    const space = knowledgeSpace(bombed.id);
     const row = await waitFor('the file to end', () => fileRow(space, 'slow.pdf'), (r) => r?.index_status === 'failed' || r?.index_status === 'indexed', 120_000);
     const seen = await stopWatching();
     assert.deepEqual(seen.failures, []);

@@ -11,7 +11,16 @@ const ok = (e: Extraction) => {
 
 describe('text extraction', () => {
   it('has the documented default limits', () => {
-    assert.deepEqual(DEFAULT_EXTRACTION_LIMITS, { maxBytes: 25 * 1024 * 1024, maxPages: 500, timeMs: 20_000, maxChars: 2_000_000 });
+    assert.deepEqual(DEFAULT_EXTRACTION_LIMITS, {
+      maxBytes: 25 * 1024 * 1024,
+      maxPages: 500,
+      timeMs: 20_000,
+      maxChars: 2_000_000,
+      maxUnzippedBytes: 32 * 1024 * 1024,
+      maxInflatedBytes: 128 * 1024 * 1024,
+      maxZipEntries: 10_000,
+      maxParagraphs: 200_000,
+    });
   });
 
   it('reads a PDF page by page, each page under its own location', async () => {
