@@ -89,13 +89,6 @@ export class ApiKeyCache {
     return lookup;
   }
 
-  /** Whether `apiKey` is a live key held now: known without a query (a flood's guesses never are). */
-  knows(apiKey: string): boolean {
-    if (!this.serving) return false;
-    const entry = this.entries.get(createHash('sha256').update(apiKey).digest('base64url'));
-    return entry !== undefined && entry.expiresAt > Date.now();
-  }
-
   private hit(digest: string): ResolvedKey | undefined {
     const entry = this.entries.get(digest);
     if (!entry) return undefined;

@@ -13,11 +13,19 @@ export interface ApiListening {
   close(): Promise<void>;
 }
 
-/** `databaseUrl`: a real session (DATABASE_LISTEN_URL when DATABASE_URL is a transaction-mode pooler). */
-export function apiListening(databaseUrl: string, logger: Logger, apiKeys: Pick<ApiKeysRepository, 'resolve'>): ApiListening {
+/**
+ * `databaseUrl`: a real session (DATABASE_LISTEN_URL when DATABASE_URL is a transaction-mode pooler).
+ * `keyCacheLimits` is for tests (a cache whose entries expire in a moment); the process keeps the defaults.
+ */
+export function apiListening(
+  databaseUrl: string,
+  logger: Logger,
+  apiKeys: Pick<ApiKeysRepository, 'resolve'>,
+  keyCacheLimits?: ConstructorParameters<typeof ApiKeyCache>[2],
+): ApiListening {
   const listener = new PgListener(databaseUrl, logger);
   const hub = new TurnEventHub(listener, logger);
-  const keyCache = new ApiKeyCache(apiKeys, listener);
+  const keyCache = new ApiKeyCache(apiKeys, listener, keyCacheLimits);
   return {
     hub,
     keyCache,

@@ -6,6 +6,7 @@ import type { ApiDeps } from './context';
 import { createApp, domainDirectory, limitsOf } from './app';
 import type { DomainDirectory } from './domain-directory';
 import type { AuthFailures } from './limits';
+import { presentedHost } from './limits/auth-failures';
 import { admitNewConnections, type RequestListener } from './limits/connection-admission';
 import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
 
@@ -55,7 +56,7 @@ function closeServer(server: Server): Promise<void> {
  * The HTTPS listener of custom domains: the certificate is chosen by SNI from the domains this
  * replica serves (read from PostgreSQL, cached seconds), so a new or renewed certificate needs no
  * restart. A name with no certificate fails the handshake; so does any name from a client address
- * past its failures (limits/auth-failures.ts), before a query.
+ * past its failures (limits/auth-failures.ts), before a query — but one this replica found served lately.
  */
 function httpsServer(directory: DomainDirectory, failures: AuthFailures, handler: RequestListener, requestTimeout: number): Server {
   return createHttpsServer(
@@ -64,9 +65,14 @@ function httpsServer(directory: DomainDirectory, failures: AuthFailures, handler
       // Node calls it on the TLS socket; behind a PROXY header, that socket's client is the header's.
       SNICallback(this: TLSSocket, servername, done) {
         const address = proxiedTlsPeer()?.address ?? this.remoteAddress ?? '';
-        const guard = { beforeQuery: () => failures.check(address), missed: () => failures.failed(address, servername.toLowerCase()) };
+        const presented = presentedHost(servername);
+        const guard = { beforeQuery: () => failures.check(address, presented), missed: () => failures.failed(address, presented, { oncePerWindow: true }) };
         directory.lookup(servername, guard).then(
-          (served) => (served ? done(null, served.context) : done(new Error(`no certificate for ${servername}`))),
+          (served) => {
+            if (!served) return done(new Error(`no certificate for ${servername}`));
+            failures.found(presented);
+            done(null, served.context);
+          },
           (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
         );
       },

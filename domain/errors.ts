@@ -80,7 +80,7 @@ export const errorCodes = {
   origin_not_allowed: { status: 401, doc: "The request's `Origin` is not among the agent's allowed origins (`GET`/`PUT /v1/agents/{agentId}/allowed-origins`); nothing was done." },
   invalid_visitor_token: {
     status: 401,
-    doc: "The visitor token (`user.token`, or the `X-Visitor-Token` header) is malformed, not HS256, not signed with the agent's identity secret (or the previous one within its grace period), expired, or its `sub` is not the visitor id given. Nothing was written.",
+    doc: "The visitor token (`user.token`, or the `X-Visitor-Token` header) is malformed, not HS256, not signed with the agent's identity secret (or the previous one within its grace period), expired, with an `exp` more than 24 h ahead or an `iat` in the future, or its `sub` is not exactly the visitor id given (surrounding whitespace is refused, not trimmed). The message names the problem. Nothing was written.",
   },
   visitor_token_required: { status: 401, doc: "The agent's `publicIdentity` is `verified`: a visitor needs a token signed by the customer's backend. Nothing was written." },
   webhook_not_found: { status: 404, doc: 'No such webhook: an inbound URL whose token is unknown or rotated, or whose trigger or agent is gone; or no such webhook of this agent.' },

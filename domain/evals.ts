@@ -26,10 +26,28 @@ const MAX_SCHEMA_JSON_CHARS = 20_000;
 const MAX_ARGUMENTS_JSON_CHARS = 10_000;
 const JUDGE_DEFAULT_THRESHOLD = 0.7;
 
-/** `:caseId`: chosen by the caller, so a suite kept in a repository can be put again idempotently. */
-export const evalCaseIdSchema = z
+/** What a case id is made of: ids put before ids were checked for what they mean are still of this form. */
+const caseIdText = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'a case id: 1 to 64 lower-case letters, digits, `_` or `-`, starting with a letter or digit');
+
+/** What a caller's bug makes of a missing value or a boolean, put where a case id belongs. */
+const NOT_NAMES = new Set(['null', 'undefined', 'true', 'false']);
+
+/**
+ * `:caseId` of a put: chosen by the caller, so a suite kept in a repository can be put again
+ * idempotently — and a name, not what a bug makes: not only digits (an index, `0`) and not
+ * `null`, `undefined`, `true` or `false` (a value turned into text).
+ */
+export const evalCaseIdSchema = caseIdText
+  .refine((id) => !/^[0-9]+$/.test(id), 'a case id names the case: not only digits (an index is not a name)')
+  .refine((id) => !NOT_NAMES.has(id), 'a case id names the case: not null, undefined, true or false (a missing value turned into text)');
+
+/**
+ * A case id that refers to a stored case (a remove, the `cases` of a run): any id a put ever took,
+ * so a case put before the check above can still be run and removed; one that is not stored is 404.
+ */
+export const storedEvalCaseIdSchema = caseIdText;
 
 /** A JSON object (not an array or a scalar) whose JSON text is at most `max` characters. */
 const jsonObject = (max: number) =>

@@ -27,6 +27,9 @@ const goal = z.string().max(10_000).nullable();
 const managerInstructions = z.string().max(100_000).nullable();
 const grade = z.enum(['standard', 'premium']);
 
+/** A member's id, wherever one is given (the body of an add, the path of a remove, the members of a create). */
+export const memberAgentId = z.string().regex(/^agt_[0-9a-z]{1,60}$/, 'an agent id (agt_…)');
+
 /** `POST /v1/projects`. `agents` (ids) may seed the members; each must be an agent of the workspace. */
 export const createProjectSchema = z
   .object({
@@ -34,7 +37,7 @@ export const createProjectSchema = z
     goal: goal.default(null),
     managerInstructions: managerInstructions.default(null),
     grade: grade.default('standard'),
-    agents: z.array(z.string().startsWith('agt_')).max(100).default([]),
+    agents: z.array(memberAgentId).max(100).default([]),
   })
   .strict()
   .meta({ id: 'CreateProject' });
@@ -48,6 +51,6 @@ export const updateProjectSchema = z
 export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
 
 export const addMemberSchema = z
-  .object({ agentId: z.string().regex(/^agt_[0-9a-z]+$/, 'an agent id (agt_…)') })
+  .object({ agentId: memberAgentId })
   .strict()
   .meta({ id: 'AddMember' });

@@ -48,8 +48,15 @@ export class ProjectsService {
     });
   }
 
+  /**
+   * An id that is no agent of the workspace is 404 `agent_not_found`, as on add (never a 200 that
+   * removed nothing); an agent that is not a member is a no-op, so a retried remove still succeeds.
+   */
   removeAgent(workspaceId: string, projectId: string, agentId: string): Promise<Project> {
-    return this.change(workspaceId, projectId, (trx) => this.deps.repos.projects.removeMember({ projectId, agentId }, trx));
+    return this.change(workspaceId, projectId, async (trx) => {
+      await this.assertAgents(workspaceId, [agentId], trx);
+      return this.deps.repos.projects.removeMember({ projectId, agentId }, trx);
+    });
   }
 
   /** Archiving an archived project is a no-op that answers the project. */

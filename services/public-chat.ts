@@ -2,17 +2,16 @@ import type { Repositories } from '../db/repositories';
 import type { PublicSessionKey, SessionVisitor } from '../db/repositories/conversations';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { Message } from '../domain/conversation';
-import { AppError } from '../domain/errors';
+import { AppError, RateLimitRefusal } from '../domain/errors';
 import { hashPublicToken } from '../domain/public-token';
 import { type PublicAgent, publicTokenPattern } from '../domain/publishing';
+import type { TurnEvent } from '../domain/turn-events';
+import { VISITOR_BUSY, visitorRefusal } from '../domain/visitor-events';
 import type { ConversationsService } from './conversations';
 import type { SessionIdentity } from './visitor-identity';
 
-/** What a visitor is told when the owner's side cannot take the message; the owner sees why in the API. */
-const UNAVAILABLE = 'This assistant cannot answer right now. Please try again later.';
-
-/** A public ask either streams a turn or is refused with a message for the visitor. */
-type PublicAsk = { turnId: string; conversationId: string } | { refused: string; retryable: boolean };
+/** A public ask either streams a turn or is refused with the one `error` event a visitor is shown (domain/visitor-events.ts). */
+type PublicAsk = { turnId: string; conversationId: string } | { refused: Extract<TurnEvent, { type: 'error' }> };
 
 const notDeployed = () => new AppError('agent_not_found', 'no such deployed agent');
 
@@ -62,8 +61,12 @@ export class PublicChatService {
       const turnId = await this.deps.conversations.ask(served.workspaceId, conversation.id, { text: input.content }, requestId);
       return { turnId, conversationId: conversation.id };
     } catch (err) {
+      // The owner's reasons (an agent id, a cap, a balance, a count of running turns) are not the visitor's.
       if (err instanceof AppError && (err.code === 'insufficient_credits' || err.code === 'conversation_not_ready')) {
-        return { refused: UNAVAILABLE, retryable: err.code === 'insufficient_credits' };
+        return { refused: visitorRefusal(err.code === 'insufficient_credits') };
+      }
+      if (err instanceof RateLimitRefusal && err.limit === 'workspace-running-turns') {
+        throw new RateLimitRefusal(err.limit, VISITOR_BUSY, err.retryAfter ?? 1, err.holdMs);
       }
       throw err;
     }

@@ -10,10 +10,11 @@ import { digest, type Limits } from '../limits';
  * A well-formed key is counted against its rate limits (429 `rate_limited` beyond them) before it
  * is looked up, so a flood that is over its limits is refused from memory without a query.
  * `apiKeys` is the process's key cache (key-cache.ts): a known live key costs no lookup. An unknown
- * key is a failure of the client's address (limits/auth-failures.ts); past their limit, a key the
- * cache does not hold is refused before it is counted or looked up.
+ * key is a failure of the client's address (limits/auth-failures.ts); past their limit, the
+ * address is refused before its key is counted or looked up — unless this process found that key
+ * live in the last day, so another client's guesses from a shared address never lock it out.
  */
-export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve' | 'knows'>, limits: Pick<Limits, 'apiKey' | 'failures'>) {
+export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve'>, limits: Pick<Limits, 'apiKey' | 'failures'>) {
   const { failures } = limits;
   return async function authenticate(ctx: ApiContext, next: Next): Promise<void> {
     const header = ctx.get('authorization');
@@ -21,13 +22,16 @@ export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve' | 'knows'>, l
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const key = match?.[1];
     if (!key || !apiKeyPattern.test(key)) throw new AppError('invalid_api_key', 'the API key is malformed');
-    if (!apiKeys.knows(key)) await failures.check(ctx.ip);
-    await limits.apiKey(digest(key));
+    const keyDigest = digest(key);
+    const presented = `key:${keyDigest}`;
+    await failures.check(ctx.ip, presented);
+    await limits.apiKey(keyDigest);
     const resolved = await apiKeys.resolve({ apiKey: key });
     if (!resolved) {
-      failures.failed(ctx.ip);
+      failures.failed(ctx.ip, presented);
       throw new AppError('invalid_api_key', 'the API key is unknown or revoked');
     }
+    failures.found(presented);
     ctx.state.workspaceId = resolved.workspaceId;
     ctx.state.keyId = resolved.keyId;
     await next();

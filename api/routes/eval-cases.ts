@@ -1,10 +1,11 @@
-import { evalCaseBodySchema, evalCaseIdSchema, evalCaseSchema } from '../../domain/evals';
+import { evalCaseBodySchema, evalCaseIdSchema, evalCaseSchema, storedEvalCaseIdSchema } from '../../domain/evals';
 import type { EvalCasesService } from '../../services/eval-cases';
 import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 import { agentIdParam } from './agents';
 
-const caseParams = agentIdParam.extend({ caseId: evalCaseIdSchema });
+const putParams = agentIdParam.extend({ caseId: evalCaseIdSchema });
+const storedParams = agentIdParam.extend({ caseId: storedEvalCaseIdSchema });
 
 /** An agent's evaluation cases (not versioned): `agent.evals.list/put/remove` in the SDK. */
 export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
@@ -22,7 +23,7 @@ export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
     {
       method: 'put', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'putEvalCase', tag: 'Agents',
       summary: 'Create or replace an evaluation case (at most 200 an agent); publishes no version',
-      params: caseParams, body: evalCaseBodySchema,
+      params: putParams, body: evalCaseBodySchema,
       response: { status: 200, description: 'The case as stored, defaults filled in; `createdAt` kept on a replace', schema: evalCaseSchema },
       errors: ['agent_not_found', 'eval_case_limit'],
     },
@@ -32,7 +33,7 @@ export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
     {
       method: 'delete', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'deleteEvalCase', tag: 'Agents',
       summary: 'Delete an evaluation case',
-      params: caseParams,
+      params: storedParams,
       response: { status: 204, description: 'Deleted' },
       errors: ['agent_not_found', 'eval_case_not_found'],
     },

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { addMemberSchema, createProjectSchema, projectSchema, updateProjectSchema } from '../../domain/project';
+import { addMemberSchema, createProjectSchema, memberAgentId, projectSchema, updateProjectSchema } from '../../domain/project';
 import type { ProjectsService } from '../../services/projects';
 import { workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 
 export const projectIdParam = z.object({ projectId: z.string().min(1).max(100) });
-const memberParams = projectIdParam.extend({ agentId: z.string().min(1).max(100) });
+const memberParams = projectIdParam.extend({ agentId: memberAgentId });
 
 /** Projects: agents grouped under a goal and manager instructions. */
 export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
@@ -60,10 +60,10 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   r.add(
     {
       method: 'delete', path: '/v1/projects/:projectId/agents/:agentId', operationId: 'removeProjectAgent', tag: 'Projects',
-      summary: 'Remove a member (removing a non-member is a no-op)',
+      summary: 'Remove a member (removing an agent of the workspace that is not a member is a no-op)',
       params: memberParams,
       response: { status: 200, description: 'The project', schema: projectSchema },
-      errors: ['project_not_found', 'project_archived'],
+      errors: ['project_not_found', 'agent_not_found', 'project_archived'],
     },
     (ctx, { params }) => projects.removeAgent(workspaceOf(ctx), params.projectId, params.agentId),
   );

@@ -7,7 +7,7 @@ import type { PublicChatService } from '../../services/public-chat';
 import type { SessionIdentity, VisitorIdentityService } from '../../services/visitor-identity';
 import type { ApiContext } from '../context';
 import type { PublicOrigins } from '../public-origins';
-import type { AuthFailures, Limits } from '../limits';
+import { type AuthFailures, digest, type Limits } from '../limits';
 import { type ApiRouter, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
@@ -39,16 +39,29 @@ interface PublicRouteDeps {
   stream: TurnStreamOptions;
 }
 
+/** A publishable token as limits/auth-failures.ts names it (a digest: tokens are credentials). */
+const presentedToken = (token: string) => `token:${digest(token)}`;
+
 /**
- * A token lookup for the client at `address`: refused from memory once the address has failed too
- * often (limits/auth-failures.ts), and counted as a failure when it answers `unknown`.
+ * A lookup of `token` for the client at `address`: refused from memory once the address has failed
+ * too often (limits/auth-failures.ts) unless the token was found lately, counted as a failure when
+ * it answers `unknown`, and remembered as found when it answers.
  */
-async function lookupToken<T>(failures: AuthFailures, address: string, unknown: 'invalid_public_token' | 'agent_not_found', lookup: () => Promise<T>): Promise<T> {
-  await failures.check(address);
+async function lookupToken<T>(
+  failures: AuthFailures,
+  address: string,
+  token: string,
+  unknown: 'invalid_public_token' | 'agent_not_found',
+  lookup: () => Promise<T>,
+): Promise<T> {
+  const presented = presentedToken(token);
+  await failures.check(address, presented);
   try {
-    return await lookup();
+    const found = await lookup();
+    failures.found(presented);
+    return found;
   } catch (err) {
-    if (err instanceof AppError && err.code === unknown) failures.failed(address);
+    if (err instanceof AppError && err.code === unknown) failures.failed(address, presented);
     throw err;
   }
 }
@@ -64,7 +77,9 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
   const byBearerOrHost = (ctx: ApiContext): Promise<ServedAgent> =>
     ctx.state.site?.testDeploymentId
       ? Promise.resolve(ctx.state.site)
-      : lookupToken(failures, ctx.ip, 'invalid_public_token', () => chat.byBearer(ctx.get('authorization') || undefined));
+      : lookupToken(failures, ctx.ip, ctx.get('authorization').replace(/^Bearer\s+/i, '').trim(), 'invalid_public_token', () =>
+          chat.byBearer(ctx.get('authorization') || undefined),
+        );
   /** The agent a visitor's request is for, once its Origin is one the agent allows (public-origins.ts). */
   const served = async (ctx: ApiContext): Promise<ServedAgent> => {
     const agent = await byBearerOrHost(ctx);
@@ -89,7 +104,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       errors: ['agent_not_found', 'rate_limited'],
     },
     async (ctx, { params }) => {
-      return lookupToken(failures, ctx.ip, 'agent_not_found', () => chat.agentByToken(params.token));
+      return lookupToken(failures, ctx.ip, params.token, 'agent_not_found', () => chat.agentByToken(params.token));
     },
   );
   r.add(
@@ -120,12 +135,12 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       const user = await deps.identity.resolve(agent.agentId, body.user, 'body.user.token');
       const asked = await chat.ask(agent, { content: body.content, user }, ctx.state.requestId);
       if ('refused' in asked) {
-        streamOnly(ctx, { type: 'error', message: asked.refused, retryable: asked.retryable });
+        streamOnly(ctx, asked.refused);
         return undefined;
       }
       ctx.set('X-Turn-Id', asked.turnId);
       ctx.set('X-Conversation-Id', asked.conversationId);
-      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, asked.turnId, 0, deps.stream);
+      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, asked.turnId, 0, deps.stream, 'visitor');
       return undefined;
     },
   );
@@ -172,7 +187,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
       if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
       const agent = await served(ctx);
       const turnId = await chat.visitorTurn(agent, await queryVisitor(ctx, agent, query.userId), params.turnId);
-      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, turnId, after, deps.stream);
+      streamTurn(ctx, { turns: deps.turns, hub: deps.hub }, turnId, after, deps.stream, 'visitor');
       return undefined;
     },
   );

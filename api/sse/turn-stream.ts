@@ -1,6 +1,7 @@
 import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
 import type { Appended, EventText } from '../../db/turn-notification';
-import { isTerminal, type TurnEvent } from '../../domain/turn-events';
+import { isTerminal, type TurnEvent, turnEventSchema } from '../../domain/turn-events';
+import { visitorRefusal, visitorTerminal } from '../../domain/visitor-events';
 import type { ApiContext } from '../context';
 import type { TurnEventHub } from './event-hub';
 import type { Keepalives } from './keepalives';
@@ -39,12 +40,32 @@ export function streamOnly(ctx: ApiContext, event: TurnEvent & { type: 'error' }
   ctx.body = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/**
+ * Who reads a stream: `key`, the workspace with its API key, reads every event as written; a
+ * `visitor` (the public routes: public chat, test URLs, the embed, the hosted page) reads the
+ * terminal `error` event as domain/visitor-events.ts rewrites it, never the workspace's message.
+ */
+export type StreamReader = 'key' | 'visitor';
+
+/** A terminal `error` event's JSON as a visitor reads it; what does not parse is hidden as well. */
+function visitorErrorData(data: string): string {
+  let event: TurnEvent | undefined;
+  try {
+    const parsed = turnEventSchema.safeParse(JSON.parse(data));
+    if (parsed.success) event = parsed.data;
+  } catch {
+    // Our own row; should it ever not parse, the visitor still gets the fixed sentence below.
+  }
+  return JSON.stringify(event?.type === 'error' ? visitorTerminal(event) : visitorRefusal(false));
+}
+
 export function streamTurn(
   ctx: ApiContext,
   deps: { turns: TurnsRepository; hub: TurnEventHub },
   turnId: string,
   afterSeq: number,
   opts: TurnStreamOptions,
+  reader: StreamReader = 'key',
 ): void {
   startEventStream(ctx);
   ctx.req.socket.setNoDelay(true);
@@ -82,7 +103,8 @@ export function streamTurn(
     let chunk = '';
     for (const { seq, type, data } of events) {
       if (seq <= lastSeq) continue;
-      chunk += `id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`;
+      const shown = reader === 'visitor' && type === 'error' ? visitorErrorData(data) : data;
+      chunk += `id: ${seq}\nevent: ${type}\ndata: ${shown}\n\n`;
       lastSeq = seq;
       if (isTerminal({ type })) {
         out.write(chunk);

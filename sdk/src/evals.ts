@@ -6,8 +6,9 @@ import type { EvalCase, EvalCaseDefinition, EvalGate, EvalRun } from './types/ev
 /**
  * The evaluation cases of one agent (`agent.evals`): conversations to replay and checks on their
  * result. Cases are stored beside the agent's versions: changing one publishes no version.
- * A case id is 1 to 64 of `a-z`, `0-9`, `_`, `-`; the service refuses others with 400
- * `invalid_request` naming `path.caseId`.
+ * A case id is 1 to 64 of `a-z`, `0-9`, `_`, `-`, starting with a letter or digit, and a name:
+ * not only digits, not `null`, `undefined`, `true` or `false`; `put` with another is refused with
+ * 400 `invalid_request` naming `path.caseId`.
  */
 export class AgentEvals {
   readonly #http: HttpClient;

@@ -8,7 +8,7 @@ export interface VisitorTokenInput {
   id: string;
   name?: string;
   email?: string;
-  /** Lifetime in seconds, or a jose time span such as `'15m'`; default one hour. Keep it short. */
+  /** Lifetime in seconds, or a jose time span such as `'15m'`; default one hour. Keep it short: the service refuses an `exp` more than 24 h ahead. */
   expiresIn?: number | string;
 }
 

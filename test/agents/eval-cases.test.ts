@@ -116,6 +116,9 @@ describe('Agent evaluation cases through the SDK', () => {
       { name: 'a parameter that is neither a string nor a number', body: { parameters: { vip: { yes: true } } }, field: 'body.parameters.vip' },
       { name: 'a case id with upper case', caseId: 'Refund', body: {}, field: 'path.caseId' },
       { name: 'a case id over 64 characters', caseId: 'c'.repeat(65), body: {}, field: 'path.caseId' },
+      { name: 'a case id of digits only (an index)', caseId: '0', body: {}, field: 'path.caseId' },
+      { name: 'a case id that is a missing value as text (null)', caseId: 'null', body: {}, field: 'path.caseId' },
+      { name: 'a case id that is a missing value as text (undefined)', caseId: 'undefined', body: {}, field: 'path.caseId' },
     ];
 
     for (const c of bad) {
@@ -131,6 +134,20 @@ describe('Agent evaluation cases through the SDK', () => {
         assert.equal(await rows(agent.id), before, 'a refused put wrote something');
       });
     }
+  });
+
+  it('remove refers to what is stored: a case put before ids were checked is removed; an id of no case is 404, never a 204', async () => {
+    const { agent } = await newAgent();
+    await agent.evals.put('kept', definition());
+    const [stored] = await api.db('agent_eval_cases').where({ agent_id: agent.id, case_id: 'kept' });
+    await api.db('agent_eval_cases').insert({ agent_id: agent.id, case_id: '0', definition: stored.definition });
+    assert.deepEqual((await agent.evals.list()).map((c) => c.id), ['0', 'kept']);
+    await agent.evals.remove('0');
+    for (const caseId of ['0', 'null', 'undefined']) {
+      const e = await expectFailure(agent.evals.remove(caseId), 404, 'eval_case_not_found');
+      assert.match(e.message, new RegExp(`no evaluation case ${caseId}$`));
+    }
+    assert.deepEqual((await agent.evals.list()).map((c) => c.id), ['kept']);
   });
 
   it("another workspace's agent answers 404 agent_not_found exactly like a missing one, and nothing is written", async () => {

@@ -5,6 +5,8 @@ import { call, type ErrorJson } from '../../harness/http';
 import { assertRateLimited, endlessTurn, newConversation, openStream, trickleUpload } from '../support/limits';
 import { waitFor } from '../support/wait';
 import { LeaseKeeper } from '../../api/limits/leases';
+import { VISITOR_BUSY } from '../../domain/visitor-events';
+import { freelancer } from '../support/publishing';
 
 describe('limits: streams, uploads and running turns at once', () => {
   const api = useTestApi(() => ({ config: { ...fixture().config, KEY_STREAMS_MAX: 2, KEY_UPLOADS_MAX: 1, WORKSPACE_RUNNING_TURNS_MAX: 2 } }));
@@ -59,6 +61,14 @@ describe('limits: streams, uploads and running turns at once', () => {
     const ask = await call<ErrorJson>(api.baseURL, 'POST', `/v1/conversations/${conversationId}/turns`, { apiKey, body: { text: 'hello' } });
     assertRateLimited(ask, 'third running turn');
     assert.match(ask.body.error.message, /2 turns running/);
+    // A visitor of its deployed agent is refused too, without the workspace's count.
+    const agent = await freelancer(api.baseURL, apiKey);
+    const [v1] = await agent.versionIds();
+    assert.equal((await call(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey, body: { versionId: v1!.id } })).status, 200);
+    const token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agent.agentId}/public-token`, { apiKey })).body.token;
+    const visitor = await call<ErrorJson>(api.baseURL, 'POST', '/v1/public/chat', { headers: { authorization: `Bearer ${token}` }, body: { content: 'hello', user: { id: 'v' } } });
+    assertRateLimited(visitor, 'a visitor at the running-turns limit');
+    assert.equal(visitor.body.error.message, VISITOR_BUSY);
     assert.equal(await api.db('turns').where({ conversation_id: conversationId }).count<{ count: string }[]>({ count: '*' }).first().then((r) => Number(r?.count)), 0);
 
     const other = await api.newWorkspace();

@@ -5,6 +5,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { type RunningApi, startTestApi, useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';
+import { freelancer } from '../support/publishing';
+import { call } from '../../harness/http';
 
 /** A well-formed API key, publishable token or host label no one holds. */
 const randomKey = () => `sk_${randomBytes(20).toString('hex')}`;
@@ -158,6 +160,73 @@ describe('refuse before working: failed credentials per address, in memory', fun
     assert.equal(queries, 0, 'past the limit, a handshake costs no query');
     const other = await queriesDuring(api, () => handshake('127.0.0.7'));
     assert.ok(other.queries > 0, 'another address is still looked up');
+  });
+});
+
+/**
+ * Issue 49, item 7: many clients share one address (a NAT, a proxy), so one client's guesses must
+ * not lock the others out. The key cache keeps an entry CACHE_TTL_MS here (60 s in a process), so
+ * "idle for longer than the cache keeps it" takes a moment.
+ */
+describe('refuse before working: a flood from a shared address locks out no valid credential', function () {
+  this.timeout(60_000);
+  const CACHE_TTL_MS = 200;
+  const FAILURES = 30;
+  const api = useTestApi(() => ({
+    config: { ...fixture().config, AUTH_FAILURES_PER_ADDRESS: FAILURES, AUTH_FAILURES_WINDOW_SECONDS: 60, RATE_LIMIT_HOLD_MS: 0 },
+    keyCacheTtlMs: CACHE_TTL_MS,
+  }));
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+  const idle = () => new Promise((r) => setTimeout(r, CACHE_TTL_MS * 3));
+
+  /** 60 unknown keys from `from`: 401 until the address's limit, then 429. */
+  async function flood(from: string): Promise<void> {
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await requestFrom(api, from, { path: '/v1/agents', headers: bearer(randomKey()) })).status);
+    assert.deepEqual(statuses, [...Array<number>(FAILURES).fill(401), ...Array<number>(60 - FAILURES).fill(429)]);
+  }
+
+  it('60 unknown keys from one address, then a valid key idle for longer than the key cache keeps it: 200, and guesses stay refused without a query', async () => {
+    const { apiKey } = await api.newWorkspace();
+    const from = '127.0.0.8';
+    assert.equal((await requestFrom(api, from, { path: '/v1/workspace', headers: bearer(apiKey) })).status, 200);
+    await flood(from);
+    await idle();
+    const valid = await queriesDuring(api, () => requestFrom(api, from, { path: '/v1/workspace', headers: bearer(apiKey) }));
+    assert.equal(valid.result.status, 200, JSON.stringify(valid.result.body));
+    assert.ok(valid.queries > 0, 'looked up again: its cache entry had expired');
+    const guess = await queriesDuring(api, () => requestFrom(api, from, { path: '/v1/agents', headers: bearer(randomKey()) }));
+    assert.equal(guess.result.status, 429);
+    assert.equal(guess.queries, 0, 'a guess from the flooded address still costs no query');
+  });
+
+  it('what lockout remains: a key this process never found live waits for the window; a found key, once revoked, is forgotten at its first failure', async () => {
+    const from = '127.0.0.9';
+    const { workspace, apiKey } = await api.newWorkspace();
+    const { record: revoked, apiKey: revokedKey } = await api.repos.apiKeys.create({ workspaceId: workspace.id });
+    assert.equal((await requestFrom(api, from, { path: '/v1/workspace', headers: bearer(revokedKey) })).status, 200);
+    await flood(from);
+    const fresh = await requestFrom(api, from, { path: '/v1/workspace', headers: bearer(apiKey) });
+    assert.equal(fresh.status, 429, 'a key never found live by this process is refused with its address');
+    assert.equal((await requestFrom(api, '127.0.0.10', { path: '/v1/workspace', headers: bearer(apiKey) })).status, 200, 'from another address it works');
+
+    assert.ok(await api.repos.apiKeys.revoke({ id: revoked.id }));
+    await idle();
+    assert.equal((await requestFrom(api, from, { path: '/v1/workspace', headers: bearer(revokedKey) })).status, 401, 'looked up once more, and found revoked');
+    assert.equal((await requestFrom(api, from, { path: '/v1/workspace', headers: bearer(revokedKey) })).status, 429, 'then forgotten: refused with its address');
+  });
+
+  it('a publishable token found earlier still answers from a flooded address; an unknown one does not', async () => {
+    const from = '127.0.0.11';
+    const { apiKey } = await api.newWorkspace();
+    const agent = await freelancer(api.baseURL, apiKey);
+    const [v1] = await agent.versionIds();
+    assert.equal((await call(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey, body: { versionId: v1!.id } })).status, 200);
+    const token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agent.agentId}/public-token`, { apiKey })).body.token;
+    assert.equal((await requestFrom(api, from, { path: `/v1/public/agents/by-token/${token}` })).status, 200);
+    await flood(from);
+    assert.equal((await requestFrom(api, from, { path: `/v1/public/agents/by-token/${token}` })).status, 200);
+    assert.equal((await requestFrom(api, from, { path: `/v1/public/agents/by-token/${randomPublicToken()}` })).status, 429);
   });
 });
 

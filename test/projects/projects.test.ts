@@ -4,6 +4,7 @@ import { randomToken } from '../../domain/ids';
 import { type Project as ProjectRecord, projectSchema } from '../../domain/project';
 import { type Project, ProjectHandle } from '../../sdk/src';
 import { useTestApi } from '../support/api';
+import { call, type ErrorJson } from '../../harness/http';
 import { expectFailure, failureOf, newSdkWorkspace } from '../support/sdk';
 
 const record = (project: Project): ProjectRecord => projectSchema.parse(project);
@@ -140,7 +141,7 @@ describe('Projects through the SDK', () => {
     assert.deepEqual((await ws.projects.list())[0]!.agents.map((m) => m.name), ['New name']);
   });
 
-  it('removeAgent removes the member and keeps the agent; removing a non-member is a no-op', async () => {
+  it('removeAgent removes the member and keeps the agent; removing an agent that is not a member is a no-op', async () => {
     const { ws } = await newSdkWorkspace(api);
     const a = await ws.agents.create({ name: 'A' });
     const b = await ws.agents.create({ name: 'B' });
@@ -152,9 +153,24 @@ describe('Projects through the SDK', () => {
     const noop = record(await project.removeAgent(a.id));
     assert.deepEqual(noop.agents, after.agents);
     assert.equal(noop.updatedAt, after.updatedAt, 'removing a non-member does not move updatedAt');
-    const never = record(await project.removeAgent(neverId('agt')));
-    assert.deepEqual(never.agents, after.agents);
-    assert.equal(never.updatedAt, after.updatedAt);
+  });
+
+  it('removeAgent of an id that is no agent of the workspace: 404 agent_not_found; of what is no agent id: 400 naming path.agentId; never a 200', async () => {
+    const { ws, apiKey } = await newSdkWorkspace(api);
+    const theirs = await newSdkWorkspace(api, 'theirs');
+    const foreign = await theirs.ws.agents.create({ name: 'Not yours' });
+    const member = await ws.agents.create({ name: 'Member' });
+    const project = await ws.projects.create({ name: 'Kept whole', agents: [member.id] });
+    const before = record(await project.get());
+    const never = await expectFailure(project.removeAgent(neverId('agt')), 404, 'agent_not_found');
+    const other = await expectFailure(project.removeAgent(foreign.id), 404, 'agent_not_found');
+    assert.equal(other.message.replaceAll(foreign.id, '<id>'), never.message.replace(/agt_[0-9a-z]+/, '<id>'), "another workspace's agent answers like one that never existed");
+    for (const garbage of ['0', 'null', 'undefined', 'nobody', 'AGT_X', `agt_${'x'.repeat(61)}`]) {
+      const r = await call<ErrorJson>(api.baseURL, 'DELETE', `/v1/projects/${project.id}/agents/${garbage}`, { apiKey });
+      assert.deepEqual([r.status, r.body.error.code], [400, 'invalid_request'], garbage);
+      assert.match(r.body.error.message, /^path\.agentId: /, garbage);
+    }
+    assert.deepEqual(record(await project.get()), before, 'nothing changed, not even updatedAt');
   });
 
   it('addAgent of an id that never existed answers 404 agent_not_found', async () => {

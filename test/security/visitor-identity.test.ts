@@ -171,6 +171,36 @@ describe('verified visitor identity', function () {
     assert.equal(echo.seen.length, seen);
   });
 
+  it('a token lives at most 24 h, is not issued in the future, and its sub is compared exactly as signed: each a 401 naming the claim', async () => {
+    const { secret } = await agent.rotateVisitorSecret({ graceSeconds: 0 });
+    await agent.setVisitorIdentity('either');
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (claims: { sub: string; exp: number; iat?: number }) => {
+      const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(claims.sub).setExpirationTime(claims.exp);
+      return (claims.iat === undefined ? jwt : jwt.setIssuedAt(claims.iat)).sign(new TextEncoder().encode(secret));
+    };
+    const before = await written();
+    const refused: Array<[string, string, RegExp]> = [
+      ['exp ten years ahead', await sign({ sub: 'alice', exp: now + 10 * 365 * 86_400, iat: now }), /^body\.user\.token: claim exp: more than 24 h ahead/],
+      ['sub " alice " for alice', await signVisitorToken({ secret, id: ' alice ' }), /^body\.user\.token: claim sub: must not start or end with whitespace/],
+      ['iat an hour ahead', await sign({ sub: 'alice', exp: now + 7200, iat: now + 3600 }), /^body\.user\.token: claim iat: in the future/],
+    ];
+    for (const [name, t, message] of refused) {
+      const r = await chat({ id: 'alice', token: t }, 'hi');
+      assert.equal(r.status, 401, name);
+      assert.equal((r.errorBody as ErrorJson).error.code, 'invalid_visitor_token', name);
+      assert.match((r.errorBody as ErrorJson).error.message, message, name);
+      const h = await history('alice', t);
+      assert.deepEqual([h.status, h.body.error.code], [401, 'invalid_visitor_token'], `history, ${name}`);
+    }
+    assert.deepEqual(await written(), before, 'no conversation or message written');
+    // At the bounds: exp 24 h ahead, iat within the clock tolerance; and a token as the SDK signs it.
+    assert.equal((await history('alice', await sign({ sub: 'alice', exp: now + 86_400, iat: now + 10 }))).status, 200);
+    const ok = await chat({ id: 'alice', token: await signVisitorToken({ secret, id: 'alice' }) }, 'hi');
+    assert.equal(ok.status, 200, JSON.stringify(ok.errorBody));
+    assert.equal(ok.events.at(-1)?.event.type, 'done');
+  });
+
   it('rotation: the previous secret verifies during its grace period, then not; grace 0 stops it at once', async () => {
     const first = await agent.rotateVisitorSecret({ graceSeconds: 0 });
     const old = await signVisitorToken({ secret: first.secret, id: 'alice' });

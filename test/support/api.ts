@@ -39,6 +39,8 @@ interface TestApiOptions {
   httpsPort?: number;
   /** The address to listen on (default 127.0.0.1; 0.0.0.0 lets a test call it from a non-loopback address). */
   host?: string;
+  /** How long the API key cache keeps an entry (default 60 s): a test of what follows its expiry sets a moment. */
+  keyCacheTtlMs?: number;
 }
 
 /** The real API on a free port, against the fixture's PostgreSQL and Temporal. */
@@ -51,7 +53,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const repos = createRepositories(db);
   const temporal = await connectTemporalClient({ address: f.temporalAddress, namespace: 'default', tls: false, payloadCodec: payloadCodecFromConfig(config) });
   const logger = opts.logger ?? createLogger('silent');
-  const listening = apiListening(databaseUrl, logger, repos.apiKeys);
+  const listening = apiListening(databaseUrl, logger, repos.apiKeys, opts.keyCacheTtlMs === undefined ? undefined : { maxKeys: 10_000, ttlMs: opts.keyCacheTtlMs });
   await listening.start();
   const metrics = createApiMetrics(new Registry());
   const server = await startApiServer(
