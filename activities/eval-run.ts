@@ -9,15 +9,17 @@ import type { EvalCaseTurns, EvalTurnOpening } from '../domain/eval-run-inputs';
 import { type EvalCaseResult, type EvalCheckOutcome, type EvalRun, MAX_EVIDENCE_REPLY_CHARS, MAX_EVIDENCE_TOOL_CALLS } from '../domain/eval-runs';
 import { notReady, openTurn } from '../turns/open';
 import { runCheck } from './evals/checks';
-import { runJudge } from './evals/judge';
+import { creditStopCode, judgeCall, type JudgeCreditStop } from './evals/judge-call';
+import type { TokenCounter } from './model/token-count';
 import type { ResolveModel } from './turn';
-import { tokenCredits } from '../domain/token-credits';
 
 interface EvalRunDeps {
   db: Db;
   repos: Repositories;
   resolveModel: ResolveModel;
   creditsPer1kTokens: Record<AgentConfig['grade'], number>;
+  /** Counts a judge request's input before it is admitted, and its output if it is cut short. */
+  tokens: TokenCounter;
   /** `WORKSPACE_RUNNING_TURNS_MAX`: a case's turn waits (retries) while the workspace is at it. */
   maxRunningTurns: number;
 }
@@ -82,7 +84,7 @@ export function createEvalRunActivities(deps: EvalRunDeps) {
         );
         if ('refused' in opened) {
           if (opened.refused === 'running_turns_limit') throw ApplicationFailure.create({ type: EVAL_TURN_WAITING, message: opened.message });
-          return { refused: opened.message };
+          return { refused: opened.message, ...(opened.credit ? { code: creditStopCode(opened.credit) } : {}) };
         }
         return { turnId: opened.turnId, conversationId: opened.conversation.id };
       });
@@ -90,8 +92,10 @@ export function createEvalRunActivities(deps: EvalRunDeps) {
 
     /**
      * Grades a case whose turns have ended and stores its result: `error` when a turn did not
-     * answer (or none could start), else every check, the judge ones through the model (each
-     * attempt's tokens billed). Returns the status.
+     * answer (or none could start), else every check, the judge ones through the model, each call
+     * admitted and billed like a model step (evals/judge-call.ts). A judge call the credits do not
+     * allow stops the case's judging: it is `error` with the credit code, its other checks graded.
+     * A retried grading reuses the outcomes of the calls an earlier attempt finished. Returns the status.
      */
     async gradeEvalCase(input: EvalCaseTurns): Promise<EvalCaseResult['status']> {
       const { run, evalCase } = await caseOf(input.runId, input.caseId);
@@ -109,35 +113,57 @@ export function createEvalRunActivities(deps: EvalRunDeps) {
       };
       if (input.refused || !terminal || terminal.type === 'error' || input.turnIds.length < evalCase.messages.length) {
         const why = input.refused ?? (terminal?.type === 'error' ? `turn ${last} ended with an error: ${terminal.message}` : 'the case did not ask all its messages');
-        return store({ ...base, status: 'error', checks: [], reply: null, credits, error: why });
+        const errorCode = input.refusedCode ?? (terminal?.type === 'error' ? (terminal.code ?? null) : null);
+        return store({ ...base, status: 'error', checks: [], reply: null, credits, error: why, errorCode });
       }
       // The reply of the last message's turn: what the user finally got.
       const reply = terminal.type === 'done' ? terminal.reply : '';
       const config = await repos.agents.versionConfig({ agentId: run.agent_id, number: run.version_number });
       const grade = config?.grade ?? 'standard';
-      const attempt = Context.current().info.attempt;
+      const ctx = Context.current();
+      const earlier = await repos.judgeCalls.outcomes({ runId: input.runId, caseId: input.caseId });
       const outcomes: EvalCheckOutcome[] = [];
-      let judged = 0;
+      let stopped: (JudgeCreditStop & { check: number }) | undefined;
       for (const [i, check] of evalCase.checks.entries()) {
         if (check.kind !== 'judge') {
           outcomes.push(runCheck(check, { reply, toolCalls, credits }));
           continue;
         }
-        const judgeGrade = check.grade ?? grade;
-        const { outcome, usage } = await runJudge(deps.resolveModel(judgeGrade), check, { messages: evalCase.messages, reply }, Context.current().cancellationSignal);
-        const cost = tokenCredits(usage.inputTokens + usage.outputTokens, deps.creditsPer1kTokens[judgeGrade]);
-        // Keyed per check and attempt: a retried grading pays again for the model calls it made again.
-        if (cost > 0) await repos.workspaces.debitTurn({ workspaceId: run.workspace_id, turnId: `judge:${input.runId}:${input.caseId}:${i}:${attempt}`, amount: cost });
-        judged += cost;
-        outcomes.push(outcome);
+        const known = earlier.get(i);
+        if (known) {
+          outcomes.push(known);
+          continue;
+        }
+        // Once one call is refused, the case asks no more: the run stops spending here.
+        if (!stopped) {
+          const judged = await judgeCall(deps, {
+            key: { runId: input.runId, caseId: input.caseId, check: i, attempt: ctx.info.attempt },
+            workspaceId: run.workspace_id,
+            agentId: run.agent_id,
+            grade: check.grade ?? grade,
+            check,
+            conversation: { messages: evalCase.messages, reply },
+            signal: ctx.cancellationSignal,
+          });
+          if ('outcome' in judged) {
+            outcomes.push(judged.outcome);
+            continue;
+          }
+          stopped = { ...judged.stopped, check: i };
+        }
+        outcomes.push({ kind: 'judge', passed: false, detail: `not run: ${stopped.message}` });
       }
+      // Every attempt's judge calls: what the workspace paid for this case's grading.
+      const judgedCredits = await repos.judgeCalls.costOf({ runId: input.runId, caseId: input.caseId });
+      const status = stopped ? 'error' : outcomes.every((o) => o.passed) ? 'passed' : 'failed';
       return store({
         ...base,
-        status: outcomes.every((o) => o.passed) ? 'passed' : 'failed',
+        status,
         checks: outcomes,
         reply: reply.length > MAX_EVIDENCE_REPLY_CHARS ? reply.slice(0, MAX_EVIDENCE_REPLY_CHARS) : reply,
-        credits: round6(credits + judged),
-        error: null,
+        credits: round6(credits + judgedCredits),
+        error: stopped ? `check ${stopped.check + 1} (judge) and the judge checks after it were not run: ${stopped.message}` : null,
+        errorCode: stopped?.code ?? null,
       });
     },
 

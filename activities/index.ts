@@ -76,6 +76,7 @@ export function createActivities(deps: ActivityDeps) {
       repos: deps.repos,
       resolveModel: deps.resolveModel,
       creditsPer1kTokens: deps.creditsPer1kTokens,
+      tokens: deps.tokens,
       maxRunningTurns: deps.maxRunningTurns,
     }),
     ...createKnowledgeIndexActivities({ repos: deps.repos, embedder: deps.embedder, creditsPer1kEmbeddingTokens: deps.creditsPer1kEmbeddingTokens ?? 0 }),

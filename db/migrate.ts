@@ -28,6 +28,7 @@ import * as m025 from './migrations/025_knowledge_index';
 import * as m026 from './migrations/026_turn_settle';
 import * as m027 from './migrations/027_turn_admit';
 import * as m028 from './migrations/028_index_attempts';
+import * as m029 from './migrations/029_judge_calls';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['026_turn_settle', m026],
   ['027_turn_admit', m027],
   ['028_index_attempts', m028],
+  ['029_judge_calls', m029],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

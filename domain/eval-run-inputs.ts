@@ -3,6 +3,7 @@
  * shapes its activities answer. Pure declarations without zod (domain/eval-runs.ts has the API's
  * schemas), so the workflow bundle may import them.
  */
+import type { TurnErrorCode } from './turn-events';
 import type { TurnLimits } from './turn-run';
 
 /** How many cases of one run are in flight at once (each holds one running turn at a time). */
@@ -32,8 +33,14 @@ export interface EvalRunInput {
   turnsQueue: string;
 }
 
-/** What opening a case's next turn gives: the turn, the end of the case's messages, or why it could not start. */
-export type EvalTurnOpening = { turnId: string; conversationId: string } | { end: true } | { refused: string };
+/** Why a case stopped for credits: the code a turn stopped for its credits carries (a type import, erased from the bundle). */
+export type EvalCreditCode = TurnErrorCode;
+
+/**
+ * What opening a case's next turn gives: the turn, the end of the case's messages, or why it could
+ * not start (`code` when it was refused for credits).
+ */
+export type EvalTurnOpening = { turnId: string; conversationId: string } | { end: true } | { refused: string; code?: EvalCreditCode };
 
 /** What the workflow hands the grader about one case. */
 export interface EvalCaseTurns {
@@ -43,4 +50,6 @@ export interface EvalCaseTurns {
   toolCalls: EvalToolCall[];
   /** Set when the case could not start a turn (no credits, the agent gone). */
   refused?: string;
+  /** Set with `refused` when the turn was refused for credits. */
+  refusedCode?: EvalCreditCode;
 }

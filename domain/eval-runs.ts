@@ -7,11 +7,13 @@
  * workflows, billed like any turn), then graded. Run status: `running`, then `completed` (every
  * case has an outcome), `cancelled`, or `failed` (the run itself could not go on; its message
  * says why). A case's status: `pending`, then `passed` (every check passed), `failed` (a check
- * failed) or `error` (a turn did not answer, or the case could not start: no credits…).
+ * failed) or `error` (a turn did not answer, the case could not start, or its credits ran out:
+ * `errorCode` says when it stopped for credits).
  */
 import { z } from 'zod';
-import { evalCaseIdSchema } from './evals';
+import { storedEvalCaseIdSchema } from './evals';
 import { versionId } from './publishing';
+import { turnErrorCodeSchema } from './turn-events';
 import type { EvalToolCall } from './eval-run-inputs';
 
 /** Tool calls kept as a case's evidence; the checks see them all. */
@@ -49,6 +51,11 @@ export const evalCaseResultSchema = z
     credits: z.number().describe('What the case cost: its turns and its judge checks.'),
     conversationId: z.string().nullable().describe("The case's conversation (readable like any other), once it started."),
     error: z.string().nullable().describe('Why the case is `error`.'),
+    errorCode: turnErrorCodeSchema
+      .nullable()
+      .describe(
+        'Set when the case stopped for credits (it is then `error`): `credits_exhausted`, the workspace\'s balance did not cover a turn or a judge call; `credit_cap_reached`, the agent reached its credit cap. null otherwise.',
+      ),
   })
   .strict()
   .meta({ id: 'EvalCaseResult' });
@@ -94,7 +101,7 @@ export const evalRunStartSchema = z
   .object({
     versionId: versionId.describe('The version to evaluate (ver_…): any version of the agent, deployed or not.'),
     cases: z
-      .array(evalCaseIdSchema)
+      .array(storedEvalCaseIdSchema)
       .min(1)
       .max(200)
       .optional()

@@ -20,7 +20,7 @@ export const turnErrorCodes = {
   credits_exhausted: "The workspace's balance could not cover the turn's next model step; top up and ask again.",
   credit_cap_reached: "The agent's credit cap was reached before the turn's next model step; raise the cap and ask again.",
 } as const;
-const turnErrorCodeSchema = z.enum(Object.keys(turnErrorCodes) as [keyof typeof turnErrorCodes, ...Array<keyof typeof turnErrorCodes>]);
+export const turnErrorCodeSchema = z.enum(Object.keys(turnErrorCodes) as [keyof typeof turnErrorCodes, ...Array<keyof typeof turnErrorCodes>]);
 export type TurnErrorCode = z.infer<typeof turnErrorCodeSchema>;
 
 /** One event type: `id` names its schema in the OpenAPI document, `description` says when it comes. */
@@ -82,9 +82,9 @@ export const turnEventSchema = z
     z
       .object({
         type: z.literal('error'),
-        message: z.string().describe('What went wrong, for people.'),
+        message: z.string().describe('What went wrong, for people. The public routes show visitors a fixed sentence instead (docs/publishing.md: Public chat).'),
         retryable: z.boolean().describe('Whether asking again may work (a deadline or an unavailable model: true; a cancel or a refused request: false).'),
-        code: turnErrorCodeSchema.optional().describe('Only when the turn stopped for its credits.'),
+        code: turnErrorCodeSchema.optional().describe('Only when the turn stopped for its credits, and only to the workspace: the public routes never carry it.'),
       })
       .strict()
       .meta(event('ErrorEvent', 'The last event of a turn that failed, was cancelled or ran out of time.')),

@@ -13,7 +13,7 @@ import type { CreditRefusal } from '../db/repositories/credits';
 type TurnRefusal = 'turn_in_progress' | 'running_turns_limit' | 'insufficient_credits';
 
 /** A running turn was inserted, or why not. */
-export type TurnAdmission = { turnId: string; conversation: ConversationRow } | { refused: TurnRefusal; message: string };
+export type TurnAdmission = { turnId: string; conversation: ConversationRow } | { refused: TurnRefusal; message: string; credit?: CreditRefusal };
 
 export interface TurnAdmissionInput {
   workspaceId: string;
@@ -58,7 +58,7 @@ export async function admitTurn(repos: Repositories, input: TurnAdmissionInput, 
       case 'running_turns_limit':
         return { refused: 'running_turns_limit', message: `the workspace has ${decided.count} turns running, the most it may at once; try again when one has ended` };
       case 'credits':
-        return { refused: 'insufficient_credits', message: creditMessage(decided.credit, agentId) };
+        return { refused: 'insufficient_credits', message: creditMessage(decided.credit, agentId), credit: decided.credit };
     }
   }
   if (given && decided.turnId) return { turnId: decided.turnId, conversation: given };

@@ -8,7 +8,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { EvalRunActivities } from '../activities/eval-run';
-import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall } from '../domain/eval-run-inputs';
+import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall, type EvalTurnOpening } from '../domain/eval-run-inputs';
 import { type TurnOutcome, turnWorkflowId } from '../domain/turn-run';
 import { startTurnChild } from './child-turn';
 import { recordOutcome } from './outcome-sink';
@@ -65,12 +65,12 @@ export async function evalRunWorkflow(input: EvalRunInput): Promise<{ status: 'c
 async function runCase(input: EvalRunInput, caseId: string): Promise<void> {
   const turnIds: string[] = [];
   const toolCalls: EvalToolCall[] = [];
-  let refused: string | undefined;
+  let refused: Extract<EvalTurnOpening, { refused: string }> | undefined;
   for (let index = 0; index < MAX_CASE_MESSAGES; index++) {
     const opened = await act(opening, summaries.evalOpen(caseId, index + 1)).openEvalTurn({ runId: input.runId, caseId, index, reserve: input.limits.reserveCredits ?? 0 });
     if ('end' in opened) break;
     if ('refused' in opened) {
-      refused = opened.refused;
+      refused = opened;
       break;
     }
     turnIds.push(opened.turnId);
@@ -78,7 +78,14 @@ async function runCase(input: EvalRunInput, caseId: string): Promise<void> {
     toolCalls.push(...outcome.toolCalls);
     if (outcome.status !== 'done') break;
   }
-  await act(grading, summaries.evalGrade(caseId)).gradeEvalCase({ runId: input.runId, caseId, turnIds, toolCalls, ...(refused ? { refused } : {}) });
+  // Only data of the activity's input changed here (the refusal's code): the commands, and so replay, are as before.
+  await act(grading, summaries.evalGrade(caseId)).gradeEvalCase({
+    runId: input.runId,
+    caseId,
+    turnIds,
+    toolCalls,
+    ...(refused ? { refused: refused.refused, ...(refused.code ? { refusedCode: refused.code } : {}) } : {}),
+  });
 }
 
 async function caseTurn(input: EvalRunInput, caseId: string, index: number, opened: { turnId: string; conversationId: string }): Promise<TurnOutcome> {

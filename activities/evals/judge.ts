@@ -1,8 +1,8 @@
 import type { EvalCheck } from '../../domain/evals';
 import type { EvalCheckOutcome } from '../../domain/eval-runs';
-import type { ModelProvider, ModelUsage } from '../model/types';
+import type { ModelRequest } from '../model/types';
 
-type JudgeCheck = Extract<EvalCheck, { kind: 'judge' }>;
+export type JudgeCheck = Extract<EvalCheck, { kind: 'judge' }>;
 
 const SYSTEM = [
   "You grade an AI assistant's final reply against a rubric.",
@@ -35,16 +35,10 @@ export function parseJudgeAnswer(text: string): { score: number; reason: string 
 }
 
 /**
- * A judge check: the grade's model scores the final reply against the rubric, knowing the user's
- * messages. Resolves to the outcome and what the call consumed (billed by the caller). A model
- * that fails to answer rejects (the caller's retries, then the case's `error`).
+ * What a judge check asks the grade's model (without the model's name and the signal): score the
+ * final reply against the rubric, knowing the user's messages. No tools.
  */
-export async function runJudge(
-  model: { provider: ModelProvider; model: string },
-  check: JudgeCheck,
-  conversation: { messages: string[]; reply: string },
-  signal?: AbortSignal,
-): Promise<{ outcome: EvalCheckOutcome; usage: ModelUsage }> {
+export function judgeRequest(check: JudgeCheck, conversation: { messages: string[]; reply: string }): Omit<ModelRequest, 'model' | 'signal'> {
   const reply = conversation.reply.length > MAX_JUDGED_REPLY_CHARS ? `${conversation.reply.slice(0, MAX_JUDGED_REPLY_CHARS)}\n[… cut]` : conversation.reply;
   const prompt = [
     'The user said, in order:',
@@ -57,15 +51,14 @@ export async function runJudge(
     '',
     `Rubric: ${check.rubric}`,
   ].join('\n');
-  const result = await model.provider.stream(
-    { model: model.model, system: SYSTEM, messages: [{ role: 'user', content: prompt }], tools: [], maxOutputTokens: JUDGE_MAX_OUTPUT_TOKENS, ...(signal ? { signal } : {}) },
-    () => undefined,
-  );
-  const answer = parseJudgeAnswer(result.text);
-  if (!answer) {
-    return { outcome: { kind: 'judge', passed: false, detail: `the judge gave no score from 0 to 1: ${JSON.stringify(result.text.slice(0, 200))}` }, usage: result.usage };
-  }
+  return { system: SYSTEM, messages: [{ role: 'user', content: prompt }], tools: [], maxOutputTokens: JUDGE_MAX_OUTPUT_TOKENS };
+}
+
+/** The check's outcome from the judge's answer: passed at the threshold or above; an answer without a score fails it. */
+export function judgeOutcome(check: JudgeCheck, text: string): EvalCheckOutcome {
+  const answer = parseJudgeAnswer(text);
+  if (!answer) return { kind: 'judge', passed: false, detail: `the judge gave no score from 0 to 1: ${JSON.stringify(text.slice(0, 200))}` };
   const passed = answer.score >= check.threshold;
   const detail = `score ${answer.score} (threshold ${check.threshold})${answer.reason ? `: ${answer.reason.slice(0, 500)}` : ''}`;
-  return { outcome: { kind: 'judge', passed, detail }, usage: result.usage };
+  return { kind: 'judge', passed, detail };
 }

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connect';
 import { prepared, runPrepared } from '../prepared';
-import { STEP_CREDITS_SQL } from './step-usage';
 
 /** Why a turn may not start: its workspace cannot cover the reservation, or its agent reached its cap. */
 export type CreditRefusal = { refused: 'workspace'; available: number } | { refused: 'agent_cap'; cap: number; spent: number };
@@ -10,37 +9,41 @@ export type CreditRefusal = { refused: 'workspace'; available: number } | { refu
 export interface AgentCreditCap {
   /** Null when the agent has no cap. */
   cap: number | null;
-  /** Credits its finished turns cost plus what its running turns reserve. */
+  /** Credits its finished turns and its eval judge calls cost, plus what its running turns hold. */
   spent: number;
 }
 
-/** Credits a turn (`t`) has consumed so far: the sum of its model steps' rows. */
-const CONSUMED_SQL = `(select coalesce(sum(${STEP_CREDITS_SQL}), 0) from turn_step_usage u where u.turn_id = t.id)`;
-/** What a running turn holds back: its reservation, or what it consumed once that is more. */
-const HOLD_SQL = `greatest(t.reserved, ${CONSUMED_SQL})`;
-
 /** `beginStep`'s statement: prepared, as planning it cost more than running it. */
 const BEGIN_STEP = prepared(
-  'begin-step-1',
-  `with r as (
-         select w.credits
-                  - coalesce((select sum(${HOLD_SQL}) from turns t where t.workspace_id = w.id and t.status = 'running' and t.id <> ?), 0)
-                  - coalesce((select ${CONSUMED_SQL} from turns t where t.id = ?), 0) as available,
-                c.cap,
-                coalesce((select sum(case when t.id = ? then ${CONSUMED_SQL} when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end)
-                            from turns t where t.agent_id = c.agent_id), 0) as spent
-           from workspaces w left join agent_credit_caps c on c.agent_id = ?::text
-          where w.id = ?),
-       d as (
-         select r.*, r.available > 0 and r.available >= ?::numeric
-                     and (r.cap is null or (r.spent < r.cap and r.spent + ?::numeric <= r.cap)) as allowed
-           from r),
+  'begin-step-2',
+  `with d as (select * from credit_check(?, ?, ?, ?::numeric)),
        begun as (
          insert into turn_step_usage (turn_id, writer, step, input_tokens, credits_per_1k)
-         select ?, ?, ?, ?, ? from d where d.allowed
+         select ?, ?, ?, ?, ? from d where d.refused is null
          on conflict (turn_id, writer) do nothing)
-       select available, cap, spent, allowed from d`,
+       select available, cap, spent, refused from d`,
 );
+
+/** A row of `credit_check` (migration 029: the one credit rule of turns, model steps and judge calls). */
+export interface CreditCheckRow {
+  available: string | number | null;
+  cap: string | number | null;
+  spent: string | number | null;
+  refused: 'workspace' | 'agent_cap' | null;
+}
+
+/** The refusal a `credit_check` row (or `admit_turn`'s, which carries it) says. */
+export function creditRefusalOf(row: Omit<CreditCheckRow, 'refused'> & { refused: 'workspace' | 'agent_cap' }): CreditRefusal {
+  return row.refused === 'workspace'
+    ? { refused: 'workspace', available: Number(row.available ?? 0) }
+    : { refused: 'agent_cap', cap: Number(row.cap), spent: Number(row.spent ?? 0) };
+}
+
+/** A check's row: a workspace that does not exist (no row) may spend nothing. */
+export function checked(row: CreditCheckRow | undefined): CreditRefusal | undefined {
+  if (!row) return { refused: 'workspace', available: 0 };
+  return row.refused === null ? undefined : creditRefusalOf({ ...row, refused: row.refused });
+}
 
 /**
  * Reservations and per-agent caps (docs/http-api.md: Conversations and turns, "Credits"). A running turn
@@ -53,10 +56,8 @@ export class CreditsRepository {
   async capOf({ agentId }: { agentId: string }, trx?: Knex.Transaction): Promise<AgentCreditCap> {
     const q = trx ?? this.db;
     const row = await q('agent_credit_caps').where({ agent_id: agentId }).first<{ cap: number } | undefined>('cap');
-    const spent = await q('turns as t')
-      .where({ 't.agent_id': agentId })
-      .first<{ spent: number | null }>(q.raw(`sum(case when t.status = 'running' then ${HOLD_SQL} else coalesce(t.cost, 0) end) as spent`));
-    return { cap: row?.cap ?? null, spent: Number(spent?.spent ?? 0) };
+    const { rows } = await q.raw<{ rows: { spent: string }[] }>('select spent from agent_credits_spent(?, null)', [agentId]);
+    return { cap: row?.cap ?? null, spent: Number(rows[0]?.spent ?? 0) };
   }
 
   /**
@@ -76,13 +77,8 @@ export class CreditsRepository {
     usage: { writer: string; step: number; inputTokens: number; creditsPer1k: number };
   }): Promise<CreditRefusal | undefined> {
     const { turnId, workspaceId, agentId, stepCredits, usage } = input;
-    const rows = await runPrepared<{ available: string; cap: string | null; spent: string; allowed: boolean }>(this.db, BEGIN_STEP, [turnId, turnId, turnId, agentId, workspaceId, stepCredits, stepCredits, turnId, usage.writer, usage.step, usage.inputTokens, usage.creditsPer1k]);
-    const row = rows[0];
-    if (!row) return { refused: 'workspace', available: 0 };
-    if (row.allowed) return undefined;
-    const available = Number(row.available);
-    if (available <= 0 || available < stepCredits || row.cap === null) return { refused: 'workspace', available };
-    return { refused: 'agent_cap', cap: Number(row.cap), spent: Number(row.spent) };
+    const rows = await runPrepared<CreditCheckRow>(this.db, BEGIN_STEP, [workspaceId, agentId, turnId, stepCredits, turnId, usage.writer, usage.step, usage.inputTokens, usage.creditsPer1k]);
+    return checked(rows[0]);
   }
 
   /** Sets (or, with null, removes) an agent's cap. */

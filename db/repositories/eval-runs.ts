@@ -16,7 +16,8 @@ interface EvalRunRow {
   origin: string | null;
   status: EvalRun['status'];
   cases: EvalCase[];
-  results: Record<string, EvalCaseResult>;
+  /** Results graded before migration 029 have no `errorCode`. */
+  results: Record<string, Omit<EvalCaseResult, 'errorCode'> & Partial<Pick<EvalCaseResult, 'errorCode'>>>;
   error: string | null;
   created_at: Date;
   finished_at: Date | null;
@@ -32,10 +33,14 @@ const pending = (caseId: string, conversationId: string | null = null): EvalCase
   credits: 0,
   conversationId,
   error: null,
+  errorCode: null,
 });
 
 function toRun(row: EvalRunRow): EvalRun {
-  const cases = row.cases.map((c) => row.results[c.id] ?? pending(c.id));
+  const cases = row.cases.map((c) => {
+    const result = row.results[c.id];
+    return result ? { ...result, errorCode: result.errorCode ?? null } : pending(c.id);
+  });
   return {
     id: row.id,
     agentId: row.agent_id,

@@ -11,6 +11,7 @@ import { DeploymentsRepository } from './deployments';
 import { EvalCasesRepository } from './eval-cases';
 import { EvalRunsRepository } from './eval-runs';
 import { FilesRepository } from './files';
+import { JudgeCallsRepository } from './judge-calls';
 import { KnowledgeChunksRepository } from './knowledge-chunks';
 import { LeasesRepository } from './leases';
 import { OAuthStatesRepository } from './oauth-states';
@@ -49,6 +50,7 @@ export function createRepositories(db: Db) {
     allowedOrigins: new AllowedOriginsRepository(db),
     evalCases: new EvalCasesRepository(db),
     evalRuns: new EvalRunsRepository(db),
+    judgeCalls: new JudgeCallsRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
     approvals: new ApprovalsRepository(db),
   };

@@ -1,8 +1,5 @@
 import type { Db } from '../connect';
 
-/** Credits a step row stands for, in SQL (rows of `turn_step_usage` as `u`). */
-export const STEP_CREDITS_SQL = '(u.input_tokens + u.output_tokens) * u.credits_per_1k / 1000';
-
 /**
  * What each attempt of a model step consumed (migration 017). An attempt writes its row as it
  * goes, so its turn's settlement bills it however the attempt ends: what the row says when the

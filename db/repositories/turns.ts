@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
 import type { AttachmentRef, ConversationRow, MessageRow } from './conversations';
-import type { CreditRefusal } from './credits';
+import { type CreditRefusal, creditRefusalOf } from './credits';
 import type { Db } from '../connect';
 import { prepared, runPrepared } from '../prepared';
 import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
@@ -179,7 +179,7 @@ export class TurnsRepository {
 
   /**
    * The checks every start of a turn shares and, with `conversationId`, the running turn's insert,
-   * in one round trip (`admit_turn`, migration 027, says what it checks in which order, under which
+   * in one round trip (`admit_turn`, migrations 027 and 029, says what it checks in which order, under which
    * locks held to the caller's commit). Without `conversationId` only the checks run.
    */
   async admit(
@@ -203,9 +203,8 @@ export class TurnsRepository {
       case 'running_turns_limit':
         return { admitted: false, refused: 'running_turns_limit', count: Number(row.running_count) };
       case 'workspace':
-        return { admitted: false, refused: 'credits', credit: { refused: 'workspace', available: Number(row.available ?? 0) } };
       case 'agent_cap':
-        return { admitted: false, refused: 'credits', credit: { refused: 'agent_cap', cap: Number(row.cap), spent: Number(row.spent ?? 0) } };
+        return { admitted: false, refused: 'credits', credit: creditRefusalOf({ ...row, refused: row.refused }) };
     }
   }
 

@@ -88,6 +88,7 @@ describe('the eval gate rule', () => {
     credits: 0,
     conversationId: null,
     error: status === 'error' ? 'turn trn_1 ended with an error: boom' : null,
+    errorCode: null,
   });
   const run = (id: string, versionNumber: number, cases: EvalCaseResult[], status: EvalRun['status'] = 'completed'): EvalRun => ({
     id,

@@ -137,7 +137,7 @@ export interface EvalCheckOutcome {
   detail: string;
 }
 
-/** `passed`: every check passed; `failed`: one did not; `error`: a turn did not answer, or the case could not start. */
+/** `passed`: every check passed; `failed`: one did not; `error`: a turn did not answer, the case could not start, or it stopped for credits. */
 export type EvalCaseStatus = 'pending' | 'passed' | 'failed' | 'error';
 
 /** One case's result in a run. */
@@ -156,6 +156,12 @@ export interface EvalCaseResult {
   conversationId: string | null;
   /** Why the case is `error`. */
   error: string | null;
+  /**
+   * Set when the case stopped for credits (it is then `error`): `credits_exhausted`, the
+   * workspace's balance did not cover a turn or a judge call; `credit_cap_reached`, the agent
+   * reached its credit cap. null otherwise.
+   */
+  errorCode: 'credits_exhausted' | 'credit_cap_reached' | null;
 }
 
 /** Counts of a run's cases. */
