@@ -34,7 +34,7 @@ export interface EvalRunInput {
 }
 
 /** Why a case stopped for credits: the code a turn stopped for its credits carries (a type import, erased from the bundle). */
-export type EvalCreditCode = TurnErrorCode;
+type EvalCreditCode = TurnErrorCode;
 
 /**
  * What opening a case's next turn gives: the turn, the end of the case's messages, or why it could

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { constants, createDeflate, deflateSync } from 'node:zlib';
+import { constants, createDeflate } from 'node:zlib';
 import yazl from 'yazl';
 
 /**
@@ -73,9 +73,4 @@ export function pdfWithContent(compressed: Buffer): Buffer {
   const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
   parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
   return Buffer.concat(parts);
-}
-
-/** A small readable PDF with `text` on its one page (for a control beside the bombs). */
-export function smallPdf(text: string): Buffer {
-  return pdfWithContent(deflateSync(Buffer.from(`BT /F1 12 Tf 72 720 Td (${text.replace(/[()\\]/g, '')}) Tj ET\n`)));
 }
