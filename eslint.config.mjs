@@ -73,6 +73,18 @@ export default tseslint.config(
     },
   },
   {
+    // A tenant's document is parsed only in the extraction sandbox's child (docs/knowledge.md):
+    // the product calls extractInSandbox, never extractText in its own process.
+    files: ['activities/**/*.ts', 'services/**/*.ts', 'turns/**/*.ts', 'api/**/*.ts', 'workers/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['activities/knowledge/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/knowledge/extract'], importNames: ['extractText'], message: 'parse documents with extractInSandbox (activities/knowledge/extract-sandbox.ts)' }] },
+      ],
+    },
+  },
+  {
     // domain/ is pure types and functions: waiting, timers and I/O belong to the layers that do them.
     files: ['domain/**/*.ts'],
     rules: {
