@@ -194,7 +194,7 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     paths,
     components: {
       schemas: { Error: errorBody, ...components.schemas },
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key `sk_…` from the admin CLI.' } },
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key `sk_…`: `npm start` prints its dev workspace\'s, and `hosted-agents key create` makes more (docs/operations.md: Admin CLI).' } },
     },
   };
 }

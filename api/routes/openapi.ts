@@ -11,6 +11,6 @@ export function openApiRoute(r: ApiRouter, serverURL: string): void {
       summary: 'This document (OpenAPI 3.1, generated from the zod schemas)',
       response: { status: 200, description: 'The document', schema: z.record(z.string(), z.unknown()).meta({ id: 'OpenApiDocument' }) },
     },
-    () => (document ??= buildOpenApiDocument(r.defs, { version: '1', serverURL })),
+    () => (document ??= buildOpenApiDocument(r.defs, { version: 'v1', serverURL })),
   );
 }
