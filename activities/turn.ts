@@ -1,3 +1,5 @@
+// Over 300 lines: a model step's attempt, its prompt assembly, billing and failure mapping sit
+// together today; issue 52 (point 3) splits them by concern.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { type AgentTurnContext, toolContext, turnContextOf, turnGrade } from './turn-context';

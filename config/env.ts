@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the one zod-validated environment module — every variable, its
+// default and its check in one place, so nothing else reads process.env (docs/operations.md).
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';

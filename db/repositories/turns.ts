@@ -1,3 +1,5 @@
+// Over 300 lines: every statement of a turn's lifecycle (open, append, settle, end, notify) in
+// one repository until issue 52 (point 1) moves the lifecycle into db/turns/.
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';

@@ -1,3 +1,5 @@
+// Over 300 lines: a Turn is one object a caller holds — awaiting, streaming, resuming,
+// cancelling and approving — and its public surface reads best in one file.
 import { ApprovalHandle } from './approval.js';
 import { ServiceError, withTurnId } from './errors.js';
 import type { HttpClient } from './http.js';
