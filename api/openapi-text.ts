@@ -67,7 +67,7 @@ export function referenceSections(): Array<{ name: string; description: string; 
 
 /** The document's introduction, rendered by Redoc above the first tag. */
 export const API_INTRODUCTION =
-  'Calls carry an API key: `Authorization: Bearer sk_…` (keys come from the admin CLI). Lists are `{ "data": [...] }`. Timestamps are ISO 8601 UTC. Failures answer the Error body ([Errors](#tag/Errors) lists every code); turns stream as Server-Sent Events ([Turn events](#tag/Turn-events)).';
+  'Calls carry an API key: `Authorization: Bearer sk_…` (`npm start` prints one for its dev workspace; `hosted-agents key create` makes more). Lists are `{ "data": [...] }`. Timestamps are ISO 8601 UTC. Failures answer the Error body ([Errors](#tag/Errors) lists every code); turns stream as Server-Sent Events ([Turn events](#tag/Turn-events)).';
 
 /** Each error code's answer status and meaning, as the `code` enum's descriptions (`x-enumDescriptions`, which Redoc shows as a table). */
 export function errorCodeDescriptions(): Record<ErrorCode, string> {

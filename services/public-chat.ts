@@ -1,4 +1,5 @@
 import type { Repositories } from '../db/repositories';
+import { bearerToken } from '../domain/bearer';
 import type { PublicSessionKey, SessionVisitor } from '../db/repositories/conversations';
 import type { ServedAgent } from '../db/repositories/deployments';
 import type { Message } from '../domain/conversation';
@@ -27,7 +28,7 @@ export class PublicChatService {
   /** The deployed agent a `Bearer agt_pk_…` header names; 401 otherwise. */
   async byBearer(header: string | undefined): Promise<ServedAgent> {
     if (!header) throw new AppError('missing_public_token', 'send the agent\'s publishable token as `Authorization: Bearer agt_pk_…`');
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const token = bearerToken(header);
     if (!token || !publicTokenPattern.test(token)) throw new AppError('invalid_public_token', 'the publishable token is malformed');
     const served = await this.deps.repos.deployments.servedByToken({ tokenHash: hashPublicToken(token) });
     if (!served) throw new AppError('invalid_public_token', 'the publishable token is unknown, rotated, or its agent is not deployed');

@@ -1,4 +1,5 @@
 import type { Next } from 'koa';
+import { bearerToken } from '../../domain/bearer';
 import { apiKeyPattern } from '../../db/repositories/api-keys';
 import { AppError } from '../../domain/errors';
 import type { ApiContext } from '../context';
@@ -19,8 +20,7 @@ export function requireApiKey(apiKeys: Pick<ApiKeyCache, 'resolve'>, limits: Pic
   return async function authenticate(ctx: ApiContext, next: Next): Promise<void> {
     const header = ctx.get('authorization');
     if (!header) throw new AppError('missing_api_key', 'send the API key as `Authorization: Bearer <key>`');
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const key = match?.[1];
+    const key = bearerToken(header);
     if (!key || !apiKeyPattern.test(key)) throw new AppError('invalid_api_key', 'the API key is malformed');
     const keyDigest = digest(key);
     const presented = `key:${keyDigest}`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bearerToken } from '../../domain/bearer';
 import type { ServedAgent } from '../../db/repositories/deployments';
 import { messageSchema } from '../../domain/conversation';
 import { agentByTokenSchema, publicAgentSchema, publicChatBodySchema, publicVisitorQuerySchema, VISITOR_TOKEN_HEADER, visitorTokenSchema } from '../../domain/publishing';
@@ -77,9 +78,7 @@ export function publicRoutes(r: ApiRouter, deps: PublicRouteDeps): void {
   const byBearerOrHost = (ctx: ApiContext): Promise<ServedAgent> =>
     ctx.state.site?.testDeploymentId
       ? Promise.resolve(ctx.state.site)
-      : lookupToken(failures, ctx.ip, ctx.get('authorization').replace(/^Bearer\s+/i, '').trim(), 'invalid_public_token', () =>
-          chat.byBearer(ctx.get('authorization') || undefined),
-        );
+      : lookupToken(failures, ctx.ip, bearerToken(ctx.get('authorization')) ?? '', 'invalid_public_token', () => chat.byBearer(ctx.get('authorization') || undefined));
   /** The agent a visitor's request is for, once its Origin is one the agent allows (public-origins.ts). */
   const served = async (ctx: ApiContext): Promise<ServedAgent> => {
     const agent = await byBearerOrHost(ctx);
