@@ -40,7 +40,8 @@ import { codecCors } from './middleware/codec-cors';
 import { createLimits, type Limits } from './limits';
 import { httpMetrics, metricsEndpoint, refusalMetrics } from './metrics';
 import { PublicOrigins } from './public-origins';
-import { requireApiKey } from './middleware/auth';
+import { authenticateRequest } from './middleware/auth';
+import { auditRecorder } from './audit';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
@@ -91,7 +92,15 @@ function signingKey(config: Config): UrlSigningKeys {
 /** Every route, each declared once with its contract (see routing.ts). */
 function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits): ApiRouter {
   const r = new ApiRouter({
-    authenticate: requireApiKey(deps.keyCache, limits),
+    authenticate: authenticateRequest({
+      apiKeys: deps.keyCache,
+      touchKey: (id) => deps.repos.apiKeys.touch({ id }),
+      sessions: deps.repos.sessions,
+      sessionIdleMs: deps.config.SESSION_IDLE_HOURS * 3_600_000,
+      limits,
+      onTouchError: (err) => deps.logger.warn({ err }, "an API key's last use could not be recorded"),
+    }),
+    audit: auditRecorder(deps),
     limit: (name) => limits.route(name),
     bodyLimitBytes: deps.config.BODY_LIMIT_BYTES,
   });

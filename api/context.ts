@@ -8,6 +8,7 @@ import type { Logger } from '../infra/logger';
 import type { ApiKeyCache } from './key-cache';
 import type { ApiMetrics } from './metrics';
 import type { TurnEventHub } from './sse/event-hub';
+import type { Actor } from '../domain/roles';
 
 /** Everything the API needs, passed in explicitly (no module-level singletons). */
 export interface ApiDeps {
@@ -35,8 +36,18 @@ export interface ApiState {
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
   workspaceId?: string;
-  /** The id of the API key that authenticated the request (its limits are counted by it). */
+  /**
+   * The id its limits are counted by: the API key that authenticated the request, or the member
+   * signed in by session.
+   */
   keyId?: string;
+  /** Who is calling (api/middleware/auth.ts): a key or a member, with the role that applies. */
+  actor?: Actor;
+  /**
+   * What a mutating route adds to its audit row (api/audit.ts): the versions before and after
+   * where one applies, and target ids not in the path.
+   */
+  audit?: { versionBefore?: number; versionAfter?: number; targets?: Record<string, string> };
   /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
   site?: ServedAgent;
   /** Set by the error handler for a held refusal: its answer is sent this many ms later (limits/refusal-holds.ts). */
@@ -50,4 +61,11 @@ export function workspaceOf(ctx: ApiContext): string {
   const id = ctx.state.workspaceId;
   if (!id) throw new Error('workspaceOf() on a route without requireApiKey');
   return id;
+}
+
+/** The caller of an authenticated route; routes behind `requireApiKey` always have one. */
+export function actorOf(ctx: ApiContext): Actor {
+  const actor = ctx.state.actor;
+  if (!actor) throw new Error('actorOf() on a route without requireApiKey');
+  return actor;
 }

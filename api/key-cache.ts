@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_REVOCATIONS_CHANNEL, type ApiKeysRepository } from '../db/repositories/api-keys';
 import type { PgListener } from './pg-listener';
+import type { Role } from '../domain/roles';
 
 /** What a live key resolves to. */
 interface ResolvedKey {
   workspaceId: string;
   keyId: string;
+  role: Role;
 }
 
 interface Entry {

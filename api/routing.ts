@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { ErrorCode } from '../domain/errors';
+import { roleAllows, type Role } from '../domain/roles';
 import type { ApiContext, ApiState } from './context';
 import type { RouteLimit } from './limits';
 import { jsonBody } from './middleware/json-body';
@@ -35,6 +36,17 @@ interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType
   tag: string;
   /** `apiKey` (default): `Authorization: Bearer <key>`; `none`: public. */
   auth?: 'apiKey' | 'none';
+  /**
+   * The least role that may call it (`auth: 'apiKey'` routes: required; docs/security.md, Roles):
+   * a key's or member's role must be this one or above, or the answer is 403 `forbidden`.
+   */
+  role?: Role;
+  /**
+   * Whether a call is written to the audit log (api/audit.ts): by default every call of a
+   * mutating authenticated route (any method but GET) is; `self` routes write their own rows
+   * (sign-in, sign-out), `none` ones write none.
+   */
+  audit?: 'self' | 'none';
   /** A credential of the route's own (with `auth: 'none'`), checked before the body is read: throws to refuse. */
   authorize?: (ctx: ApiContext) => void;
   params?: P;
@@ -69,9 +81,18 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
   input: RouteInput<P, Q, B>,
 ) => Promise<unknown> | unknown;
 
+/** What a route's call came to, for its audit row. */
+export interface RouteOutcome {
+  status: number;
+  /** The error code of a refused or failed call. */
+  error?: string;
+}
+
 interface ApiRouterOptions {
   /** Runs before routes whose `auth` is `apiKey`. */
   authenticate: Middleware<ApiState>;
+  /** Writes the audit row of an audited route's call once it is answered (api/audit.ts). */
+  audit?: (ctx: ApiContext, def: AnyRouteDef, outcome: RouteOutcome) => Promise<void>;
   /** Runs after `authenticate` on routes that declare a `limit`. */
   limit: (name: RouteLimit) => Middleware<ApiState>;
   bodyLimitBytes: number;
@@ -95,9 +116,15 @@ export class ApiRouter {
     def: RouteDef<P, Q, B>,
     handler: Handler<P, Q, B>,
   ): this {
+    const authenticated = (def.auth ?? 'apiKey') === 'apiKey';
+    const { role } = def;
+    if (authenticated && !role) throw new Error(`${def.method.toUpperCase()} ${def.path} declares no role: every authenticated route says which role may call it`);
     this.defs.push(def);
     const before: Middleware<ApiState>[] = [];
-    if ((def.auth ?? 'apiKey') === 'apiKey') before.push(this.options.authenticate);
+    const { audit } = this.options;
+    if (audit && isAudited(def)) before.push(auditCall(def, audit));
+    if (authenticated) before.push(this.options.authenticate);
+    if (authenticated && role) before.push(requireRole(role));
     if (def.limit) before.push(this.options.limit(def.limit));
     const { authorize } = def;
     if (authorize) {
@@ -124,6 +151,41 @@ export class ApiRouter {
     });
     return this;
   }
+}
+
+/** Whether calls of a route are written to the audit log by the router (see `RouteDef.audit`). */
+export function isAudited(def: AnyRouteDef): boolean {
+  return (def.auth ?? 'apiKey') === 'apiKey' && def.method !== 'get' && def.audit === undefined;
+}
+
+/**
+ * Writes the call's audit row once it is answered, refused or failed alike — but only once the
+ * caller is known: a call that failed authentication has no actor, and failed sign-ins are
+ * recorded by the sign-in routes themselves.
+ */
+function auditCall(def: AnyRouteDef, audit: NonNullable<ApiRouterOptions['audit']>): Middleware<ApiState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (ctx.state.actor) await audit(ctx as ApiContext, def, { status: err instanceof AppError ? err.status : 500, error: err instanceof AppError ? err.code : 'internal_error' });
+      throw err;
+    }
+    if (ctx.state.actor) await audit(ctx as ApiContext, def, { status: ctx.status });
+  };
+}
+
+/** 403 `forbidden` unless the caller's role is `need` or above. */
+function requireRole(need: Role): Middleware<ApiState> {
+  return async (ctx, next) => {
+    const actor = ctx.state.actor;
+    if (!actor) throw new Error('requireRole() before authentication');
+    if (!roleAllows(actor.role, need)) {
+      const who = actor.kind === 'key' ? 'this API key' : 'your membership';
+      throw new AppError('forbidden', `this needs the ${need} role or above; ${who} has ${actor.role}`);
+    }
+    await next();
+  };
 }
 
 /** Percent-encoding that is not UTF-8, in a declared path or query parameter: 400 naming it. */

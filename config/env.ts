@@ -232,6 +232,23 @@ export const envSchema = z.object({
   OAUTH_REFRESH_MARGIN_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(0, 'at least 0').max(86_400, 'at most 86400').default(60),
   /** How long a consent URL (its `state`) may be used. */
   OAUTH_STATE_TTL_SECONDS: z.coerce.number({ error: 'a number of seconds' }).int('a whole number').min(30, 'at least 30').max(86_400, 'at most 86400').default(600),
+  /**
+   * Members and sign-in (docs/security.md, "Members, roles and sign-in"): session expiry, link
+   * lifetimes, sign-in attempt limits (per account and per client address, over 15 minutes), the
+   * OIDC provider (all three or none), the mail server for invites and resets, and the audit log's retention.
+   */
+  SESSION_IDLE_HOURS: z.coerce.number({ error: 'a number of hours' }).int('a whole number of hours').min(1, 'at least 1').max(720, 'at most 720').default(12),
+  SESSION_ABSOLUTE_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').max(365, 'at most 365').default(14),
+  INVITE_TTL_HOURS: z.coerce.number({ error: 'a number of hours' }).int('a whole number of hours').min(1, 'at least 1').max(720, 'at most 720').default(72),
+  SIGN_IN_LINK_TTL_MINUTES: z.coerce.number({ error: 'a number of minutes' }).int('a whole number of minutes').min(5, 'at least 5').max(10_080, 'at most 10080').default(60),
+  SIGN_IN_ATTEMPTS_PER_ACCOUNT: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(10),
+  SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(50),
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: optionalText,
+  OIDC_CLIENT_SECRET: optionalText,
+  SMTP_URL: optionalText,
+  SMTP_FROM: optionalText,
+  AUDIT_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(400),
   /** Webhook triggers (docs/http-api.md: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
   WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(1, 'at least 1').default(262_144),
   WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),

@@ -29,6 +29,10 @@ import * as m026 from './migrations/026_turn_settle';
 import * as m027 from './migrations/027_turn_admit';
 import * as m028 from './migrations/028_index_attempts';
 import * as m029 from './migrations/029_judge_calls';
+import * as m030 from './migrations/030_members';
+import * as m031 from './migrations/031_audit_log';
+import * as m032 from './migrations/032_end_user_erasure';
+import * as m033 from './migrations/033_oidc_sign_in';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -69,6 +73,10 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['027_turn_admit', m027],
   ['028_index_attempts', m028],
   ['029_judge_calls', m029],
+  ['030_members', m030],
+  ['031_audit_log', m031],
+  ['032_end_user_erasure', m032],
+  ['033_oidc_sign_in', m033],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -14,6 +14,12 @@ const idPrefixes = {
   webhook: 'whk',
   domain: 'dom',
   approval: 'apr',
+  account: 'acc',
+  member: 'mem',
+  session: 'ses',
+  link: 'lnk',
+  audit: 'aud',
+  erasure: 'era',
 } as const;
 
 type IdKind = keyof typeof idPrefixes;

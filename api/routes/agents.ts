@@ -24,7 +24,7 @@ const versionQuery = z
 export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   r.add(
     {
-      method: 'post', path: '/v1/agents', operationId: 'createAgent', tag: 'Agents',
+      method: 'post', path: '/v1/agents', operationId: 'createAgent', tag: 'Agents', role: 'builder',
       summary: 'Create an agent (publishes version 1)',
       body: createAgentSchema,
       response: { status: 201, description: 'The new agent', schema: agentSchema },
@@ -34,7 +34,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents', operationId: 'listAgents', tag: 'Agents',
+      method: 'get', path: '/v1/agents', operationId: 'listAgents', tag: 'Agents', role: 'viewer',
       summary: 'Every agent of the workspace at its latest version, newest first',
       response: { status: 200, description: 'The agents', schema: listSchema(agentSchema, { id: 'AgentList' }) },
     },
@@ -42,7 +42,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId', operationId: 'getAgent', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId', operationId: 'getAgent', tag: 'Agents', role: 'viewer',
       summary: 'An agent at its latest version, or at `?version=N`',
       params: agentIdParam, query: versionQuery,
       response: { status: 200, description: 'The agent', schema: agentSchema },
@@ -52,7 +52,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'patch', path: '/v1/agents/:agentId', operationId: 'updateAgent', tag: 'Agents',
+      method: 'patch', path: '/v1/agents/:agentId', operationId: 'updateAgent', tag: 'Agents', role: 'builder',
       summary: 'Change configuration fields (publishes a version)',
       params: agentIdParam, body: updateAgentSchema,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
@@ -62,7 +62,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/agents/:agentId', operationId: 'deleteAgent', tag: 'Agents',
+      method: 'delete', path: '/v1/agents/:agentId', operationId: 'deleteAgent', tag: 'Agents', role: 'builder',
       summary: 'Delete an agent and everything it owns; its id is never reused',
       params: agentIdParam,
       response: { status: 204, description: 'Deleted' },
@@ -72,7 +72,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/versions', operationId: 'listAgentVersions', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/versions', operationId: 'listAgentVersions', tag: 'Agents', role: 'viewer',
       summary: 'Every version snapshot of the agent, newest first',
       params: agentIdParam,
       response: { status: 200, description: 'The snapshots', schema: listSchema(agentSchema, { id: 'AgentVersionList' }) },
@@ -82,7 +82,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/deployments', operationId: 'listAgentDeployments', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/deployments', operationId: 'listAgentDeployments', tag: 'Agents', role: 'viewer',
       summary: 'The deployment list: one item a version, newest first',
       params: agentIdParam,
       response: { status: 200, description: 'The version items', schema: listSchema(versionItemSchema, { id: 'VersionItemList' }) },
@@ -92,7 +92,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/workflows', operationId: 'setAgentWorkflow', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/workflows', operationId: 'setAgentWorkflow', tag: 'Agents', role: 'builder',
       summary: 'Add a workflow, or replace the one of the same name (publishes a version)',
       params: agentIdParam, body: playbookSchema,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
@@ -102,7 +102,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/agents/:agentId/workflows/:name', operationId: 'removeAgentWorkflow', tag: 'Agents',
+      method: 'delete', path: '/v1/agents/:agentId/workflows/:name', operationId: 'removeAgentWorkflow', tag: 'Agents', role: 'builder',
       summary: 'Remove a workflow by name (publishes a version)',
       params: playbookParams,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
@@ -112,7 +112,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/triggers', operationId: 'setAgentTriggers', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/triggers', operationId: 'setAgentTriggers', tag: 'Agents', role: 'builder',
       summary: 'Replace the triggers (publishes a version)',
       params: agentIdParam, body: triggersBodySchema,
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },

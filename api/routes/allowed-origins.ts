@@ -8,7 +8,7 @@ import { agentIdParam } from './agents';
 export function allowedOriginRoutes(r: ApiRouter, origins: AllowedOriginsService): void {
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/allowed-origins', operationId: 'getAllowedOrigins', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/allowed-origins', operationId: 'getAllowedOrigins', tag: 'Agents', role: 'viewer',
       summary: "The origins where the agent's embed may run and whose pages may call its public chat (empty: any)",
       params: agentIdParam,
       response: { status: 200, description: 'The list', schema: allowedOriginsSchema },
@@ -18,7 +18,7 @@ export function allowedOriginRoutes(r: ApiRouter, origins: AllowedOriginsService
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/allowed-origins', operationId: 'setAllowedOrigins', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/allowed-origins', operationId: 'setAllowedOrigins', tag: 'Agents', role: 'builder',
       summary: 'Replace the allowed origins (at most 100; empty: any origin); applies at once, no deploy',
       params: agentIdParam, body: setAllowedOriginsSchema,
       response: { status: 200, description: 'The list as stored: normalised, duplicates once', schema: allowedOriginsSchema },

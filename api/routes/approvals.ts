@@ -7,7 +7,7 @@ import { type ApiRouter, listOf, listSchema } from '../routing';
 export function approvalRoutes(r: ApiRouter, approvals: ApprovalsService): void {
   r.add(
     {
-      method: 'get', path: '/v1/approvals', operationId: 'listApprovals', tag: 'Conversations',
+      method: 'get', path: '/v1/approvals', operationId: 'listApprovals', tag: 'Conversations', role: 'reviewer',
       summary: "The workspace's approvals, newest first (at most 100): `?status=pending` for the calls waiting now, `?turnId=` for one turn's",
       query: listApprovalsQuerySchema,
       response: { status: 200, description: 'The approvals', schema: listSchema(approvalSchema, { id: 'ApprovalList' }) },
@@ -16,7 +16,7 @@ export function approvalRoutes(r: ApiRouter, approvals: ApprovalsService): void 
   );
   r.add(
     {
-      method: 'get', path: '/v1/approvals/:approvalId', operationId: 'getApproval', tag: 'Conversations',
+      method: 'get', path: '/v1/approvals/:approvalId', operationId: 'getApproval', tag: 'Conversations', role: 'reviewer',
       summary: 'A tool call waiting for (or settled by) a decision',
       params: approvalIdParam,
       response: { status: 200, description: 'The approval', schema: approvalSchema },
@@ -26,7 +26,7 @@ export function approvalRoutes(r: ApiRouter, approvals: ApprovalsService): void 
   );
   r.add(
     {
-      method: 'post', path: '/v1/approvals/:approvalId', operationId: 'decideApproval', tag: 'Conversations',
+      method: 'post', path: '/v1/approvals/:approvalId', operationId: 'decideApproval', tag: 'Conversations', role: 'reviewer',
       summary: 'Approve or deny a waiting tool call; the first decision stands and the turn goes on',
       params: approvalIdParam, body: approvalDecisionSchema,
       response: { status: 200, description: 'The approval as decided', schema: approvalSchema },

@@ -30,6 +30,8 @@ export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesSer
     owner: conversationIdParam,
     ownerId: (p) => p.conversationId!,
     noun: 'ConversationFiles',
+    readRole: 'reviewer',
+    writeRole: 'builder',
     tag: 'Conversation files',
     what: "the conversation's drive",
     ownerNotFound: 'conversation_not_found',
@@ -37,7 +39,7 @@ export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesSer
   });
   r.add(
     {
-      method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files',
+      method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files', role: 'viewer',
       summary: 'A signed, expiring URL that serves a file without an API key',
       params: conversationIdParam, body: fileUrlBody,
       response: { status: 200, description: 'The URL', schema: fileUrlSchema },

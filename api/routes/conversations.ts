@@ -25,7 +25,7 @@ export function conversationRoutes(
   const stream = { turns: deps.repos.turns, hub: deps.hub };
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/conversations', operationId: 'startConversation', tag: 'Conversations',
+      method: 'post', path: '/v1/agents/:agentId/conversations', operationId: 'startConversation', tag: 'Conversations', role: 'builder',
       summary: 'Start a conversation pinned to a version (default: the latest), with parameter values',
       params: agentIdParam, body: startConversationSchema,
       response: { status: 201, description: 'The conversation', schema: agentConversationSchema },
@@ -35,7 +35,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/conversations', operationId: 'listConversations', tag: 'Conversations',
+      method: 'get', path: '/v1/agents/:agentId/conversations', operationId: 'listConversations', tag: 'Conversations', role: 'reviewer',
       summary: "The agent's conversations, newest first",
       params: agentIdParam,
       response: { status: 200, description: 'The conversations', schema: conversationList },
@@ -45,7 +45,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'get', path: '/v1/conversations/:conversationId', operationId: 'getConversation', tag: 'Conversations',
+      method: 'get', path: '/v1/conversations/:conversationId', operationId: 'getConversation', tag: 'Conversations', role: 'viewer',
       summary: 'A conversation of an agent or of a project, with `ready` and what it still `requires`',
       params: conversationIdParam,
       response: { status: 200, description: 'The conversation (`agentId` marks an agent\'s, `projectId` without `agentId` a project\'s)', schema: z.union([agentConversationSchema, projectConversationSchema]) },
@@ -55,7 +55,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'get', path: '/v1/conversations/:conversationId/messages', operationId: 'listMessages', tag: 'Conversations',
+      method: 'get', path: '/v1/conversations/:conversationId/messages', operationId: 'listMessages', tag: 'Conversations', role: 'viewer',
       summary: 'The messages in order',
       params: conversationIdParam,
       response: { status: 200, description: 'The messages', schema: listSchema(messageSchema, { id: 'MessageList' }) },
@@ -65,7 +65,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'post', path: '/v1/conversations/:conversationId/end', operationId: 'endConversation', tag: 'Conversations',
+      method: 'post', path: '/v1/conversations/:conversationId/end', operationId: 'endConversation', tag: 'Conversations', role: 'viewer',
       summary: 'End the conversation and cancel its running turn; later asks answer 409 conversation_ended',
       params: conversationIdParam,
       response: { status: 204, description: 'Ended' },
@@ -75,7 +75,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'post', path: '/v1/conversations/:conversationId/turns', operationId: 'ask', tag: 'Conversations',
+      method: 'post', path: '/v1/conversations/:conversationId/turns', operationId: 'ask', tag: 'Conversations', role: 'viewer',
       summary: 'Send a message; the answer is the turn as Server-Sent Events (start … done | error)',
       params: conversationIdParam, body: askSchema, limit: 'streams',
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
@@ -90,7 +90,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'get', path: '/v1/turns/:turnId/events', operationId: 'turnEvents', tag: 'Conversations',
+      method: 'get', path: '/v1/turns/:turnId/events', operationId: 'turnEvents', tag: 'Conversations', role: 'viewer',
       summary: 'The events of a turn after `Last-Event-ID` (all of them without it), live until its end',
       params: turnIdParam, limit: 'streams',
       response: { status: 200, description: 'The turn, streamed', contentType: 'text/event-stream', events: turnEventSchema },
@@ -106,7 +106,7 @@ export function conversationRoutes(
   );
   r.add(
     {
-      method: 'post', path: '/v1/turns/:turnId/cancel', operationId: 'cancelTurn', tag: 'Conversations',
+      method: 'post', path: '/v1/turns/:turnId/cancel', operationId: 'cancelTurn', tag: 'Conversations', role: 'viewer',
       summary: 'Cancel a running turn: it ends with an `error` event saying it was cancelled, debiting what it used. A turn that already ended is left as it is',
       params: turnIdParam,
       response: { status: 200, description: "The turn's state: `cancelled`, or how it had already ended", schema: turnStateSchema },

@@ -17,7 +17,7 @@ export const authorizeAnswer = z.object({ url: z.string() }).strict().meta({ id:
 export function credentialRoutes(r: ApiRouter, credentials: CredentialsService): void {
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/credentials', operationId: 'putAgentCredentials', tag: 'Credentials',
+      method: 'put', path: '/v1/agents/:agentId/credentials', operationId: 'putAgentCredentials', tag: 'Credentials', role: 'builder',
       summary: "Supply fixed-scope secret and connection values declared by the agent's latest version; given names replace, others stay",
       params: agentIdParam, body: credentialsBodySchema,
       response: { status: 204, description: 'Stored (encrypted)' },
@@ -27,7 +27,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'put', path: '/v1/conversations/:conversationId/credentials', operationId: 'putConversationCredentials', tag: 'Credentials',
+      method: 'put', path: '/v1/conversations/:conversationId/credentials', operationId: 'putConversationCredentials', tag: 'Credentials', role: 'builder',
       summary: "Supply conversation-scope secret and connection values declared by the conversation's version; given names replace, others stay",
       params: conversationIdParam, body: credentialsBodySchema,
       response: { status: 204, description: 'Stored (encrypted)' },
@@ -37,7 +37,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/connections', operationId: 'listAgentConnections', tag: 'Credentials',
+      method: 'get', path: '/v1/agents/:agentId/connections', operationId: 'listAgentConnections', tag: 'Credentials', role: 'reviewer',
       summary: 'The status of every connection the latest version declares, then of every other one stored on the agent',
       params: agentIdParam,
       response: { status: 200, description: 'The statuses', schema: statusList },
@@ -47,7 +47,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'delete', path: '/v1/agents/:agentId/connections/:provider', operationId: 'disconnectAgent', tag: 'Credentials',
+      method: 'delete', path: '/v1/agents/:agentId/connections/:provider', operationId: 'disconnectAgent', tag: 'Credentials', role: 'builder',
       summary: "Forget the agent's value of a connection, revoking it at the provider when a revocation URL is configured (204 also when none was stored)",
       params: providerParams,
       response: { status: 204, description: 'Removed' },
@@ -57,7 +57,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/authorize', operationId: 'authorizeAgent', tag: 'Credentials',
+      method: 'post', path: '/v1/agents/:agentId/authorize', operationId: 'authorizeAgent', tag: 'Credentials', role: 'builder',
       summary: 'An OAuth consent URL (authorization code + PKCE) for a fixed-scope connection; 400 oauth_not_configured when no provider of that name is configured',
       params: agentIdParam, body: authorizeBodySchema,
       response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },
@@ -67,7 +67,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'get', path: '/v1/conversations/:conversationId/connections', operationId: 'listConversationConnections', tag: 'Credentials',
+      method: 'get', path: '/v1/conversations/:conversationId/connections', operationId: 'listConversationConnections', tag: 'Credentials', role: 'reviewer',
       summary: "The status of every connection the conversation's version declares, as the conversation sees them (its values and its agent's)",
       params: conversationIdParam,
       response: { status: 200, description: 'The statuses', schema: statusList },
@@ -77,7 +77,7 @@ export function credentialRoutes(r: ApiRouter, credentials: CredentialsService):
   );
   r.add(
     {
-      method: 'post', path: '/v1/conversations/:conversationId/authorize', operationId: 'authorizeConversation', tag: 'Credentials',
+      method: 'post', path: '/v1/conversations/:conversationId/authorize', operationId: 'authorizeConversation', tag: 'Credentials', role: 'builder',
       summary: 'An OAuth consent URL for a conversation-scope connection; the tokens go to the conversation\'s end user when it has one, else to the conversation',
       params: conversationIdParam, body: authorizeBodySchema,
       response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },

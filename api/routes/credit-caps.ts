@@ -8,7 +8,7 @@ import { agentIdParam } from './agents';
 export function creditCapRoutes(r: ApiRouter, caps: CreditCapsService): void {
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/credit-cap', operationId: 'getCreditCap', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/credit-cap', operationId: 'getCreditCap', tag: 'Agents', role: 'viewer',
       summary: "The agent's credit cap and what its turns have spent or reserved",
       params: agentIdParam,
       response: { status: 200, description: 'The cap', schema: creditCapSchema },
@@ -18,7 +18,7 @@ export function creditCapRoutes(r: ApiRouter, caps: CreditCapsService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/credit-cap', operationId: 'setCreditCap', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/credit-cap', operationId: 'setCreditCap', tag: 'Agents', role: 'owner',
       summary: 'Set the most credits the agent\'s turns may spend in all (null: no cap); a turn that would pass it is refused',
       params: agentIdParam, body: setCreditCapSchema,
       response: { status: 200, description: 'The cap', schema: creditCapSchema },

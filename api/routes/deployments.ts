@@ -21,7 +21,7 @@ function callerPort(ctx: ApiContext): number | undefined {
 export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService): void {
   r.add(
     {
-      method: 'post', path: '/v1/deployments/test', operationId: 'deployToTest', tag: 'Deployments',
+      method: 'post', path: '/v1/deployments/test', operationId: 'deployToTest', tag: 'Deployments', role: 'builder',
       summary: 'Serve a version at an ephemeral test URL until `expiresAt` (the same answer while it is live)',
       body: deployBodySchema,
       response: { status: 200, description: 'The test URL', schema: testDeploymentSchema },
@@ -31,7 +31,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
   );
   r.add(
     {
-      method: 'post', path: '/v1/deployments/prod', operationId: 'deployToProd', tag: 'Deployments',
+      method: 'post', path: '/v1/deployments/prod', operationId: 'deployToProd', tag: 'Deployments', role: 'builder',
       summary: "Health-check a version and run the agent's eval gate, then make it production in one switch (idempotent for the current one)",
       body: deployProdBodySchema,
       response: { status: 200, description: 'The production URL and version', schema: prodDeploymentSchema },
@@ -41,7 +41,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/rollback', operationId: 'rollback', tag: 'Deployments',
+      method: 'post', path: '/v1/agents/:agentId/rollback', operationId: 'rollback', tag: 'Deployments', role: 'builder',
       summary: 'Make an earlier version production again, at once (no health check: it served before)',
       params: agentIdParam, body: rollbackBodySchema,
       response: { status: 204, description: 'Rolled back' },
@@ -51,7 +51,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/public-token', operationId: 'getPublicToken', tag: 'Deployments',
+      method: 'get', path: '/v1/agents/:agentId/public-token', operationId: 'getPublicToken', tag: 'Deployments', role: 'viewer',
       summary: "The agent's publishable token (minted by its first prod deploy)",
       params: agentIdParam,
       response: { status: 200, description: 'The token', schema: publicTokenSchema },
@@ -61,7 +61,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/public-token/rotate', operationId: 'rotatePublicToken', tag: 'Deployments',
+      method: 'post', path: '/v1/agents/:agentId/public-token/rotate', operationId: 'rotatePublicToken', tag: 'Deployments', role: 'builder',
       summary: 'Replace the publishable token; the old value is refused from now on',
       params: agentIdParam,
       response: { status: 200, description: 'The new token', schema: publicTokenSchema },

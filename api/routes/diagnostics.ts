@@ -38,7 +38,7 @@ const WAIT_MS = 15_000;
 export function diagnosticsRoutes(r: ApiRouter, { temporal, config, repos }: Pick<ApiDeps, 'temporal' | 'config' | 'repos'>, limits: Pick<Limits, 'diagnostics'>): void {
   r.add(
     {
-      method: 'post', path: '/v1/diagnostics/round-trip', operationId: 'roundTrip', tag: 'Operations',
+      method: 'post', path: '/v1/diagnostics/round-trip', operationId: 'roundTrip', tag: 'Operations', role: 'owner',
       summary: 'Run a probe workflow on a task queue and wait for its worker to write to PostgreSQL',
       body: roundTripBody,
       response: { status: 200, description: 'The probe ran', schema: roundTripAnswer },

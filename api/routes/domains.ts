@@ -7,7 +7,7 @@ import { type ApiRouter, listOf, listSchema } from '../routing';
 export function domainRoutes(r: ApiRouter, domains: CustomDomainsService): void {
   r.add(
     {
-      method: 'post', path: '/v1/domains', operationId: 'addDomain', tag: 'Domains',
+      method: 'post', path: '/v1/domains', operationId: 'addDomain', tag: 'Domains', role: 'owner',
       summary: 'Attach a custom domain (a CNAME of the agent\'s production host) and provision its certificate',
       body: addDomainBodySchema,
       response: { status: 202, description: 'The domain, provisioning (`pending_dns`, then `issuing`, then `active`)', schema: customDomainSchema },
@@ -17,7 +17,7 @@ export function domainRoutes(r: ApiRouter, domains: CustomDomainsService): void 
   );
   r.add(
     {
-      method: 'get', path: '/v1/domains', operationId: 'listDomains', tag: 'Domains',
+      method: 'get', path: '/v1/domains', operationId: 'listDomains', tag: 'Domains', role: 'viewer',
       summary: 'Every custom domain of the workspace with its status',
       response: { status: 200, description: 'The domains', schema: listSchema(customDomainSchema, { id: 'CustomDomainList' }) },
     },
@@ -25,7 +25,7 @@ export function domainRoutes(r: ApiRouter, domains: CustomDomainsService): void 
   );
   r.add(
     {
-      method: 'get', path: '/v1/domains/:domain', operationId: 'getDomain', tag: 'Domains',
+      method: 'get', path: '/v1/domains/:domain', operationId: 'getDomain', tag: 'Domains', role: 'viewer',
       summary: 'A custom domain with its status, failure and certificate expiry',
       params: domainParamSchema,
       response: { status: 200, description: 'The domain', schema: customDomainSchema },
@@ -35,7 +35,7 @@ export function domainRoutes(r: ApiRouter, domains: CustomDomainsService): void 
   );
   r.add(
     {
-      method: 'delete', path: '/v1/domains/:domain', operationId: 'removeDomain', tag: 'Domains',
+      method: 'delete', path: '/v1/domains/:domain', operationId: 'removeDomain', tag: 'Domains', role: 'owner',
       summary: 'Stop serving a custom domain and delete its certificate',
       params: domainParamSchema,
       response: { status: 204, description: 'Removed' },

@@ -18,7 +18,7 @@ const providerParams = endUserParam.extend({ provider: z.string().min(1).max(64)
 export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
   r.add(
     {
-      method: 'get', path: '/v1/end-users/:endUserId/conversations', operationId: 'listEndUserConversations', tag: 'End users',
+      method: 'get', path: '/v1/end-users/:endUserId/conversations', operationId: 'listEndUserConversations', tag: 'End users', role: 'reviewer',
       summary: "The end user's conversations on every agent of the workspace (public chat and agent.start({ endUser })), newest first",
       params: endUserParam,
       response: { status: 200, description: 'The conversations', schema: conversationList },
@@ -27,7 +27,7 @@ export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/end-users/:endUserId/connections', operationId: 'listEndUserConnections', tag: 'End users',
+      method: 'get', path: '/v1/end-users/:endUserId/connections', operationId: 'listEndUserConnections', tag: 'End users', role: 'reviewer',
       summary: 'Every configured OAuth provider and every connection stored for the end user, with its status',
       params: endUserParam,
       response: { status: 200, description: 'The statuses', schema: statusList },
@@ -36,7 +36,7 @@ export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/end-users/:endUserId/credentials', operationId: 'putEndUserCredentials', tag: 'End users',
+      method: 'put', path: '/v1/end-users/:endUserId/credentials', operationId: 'putEndUserCredentials', tag: 'End users', role: 'builder',
       summary: "Supply secret and connection values that serve every conversation of the end user; given names replace, others stay",
       params: endUserParam, body: credentialsBodySchema,
       response: { status: 204, description: 'Stored (encrypted)' },
@@ -45,7 +45,7 @@ export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/end-users/:endUserId/authorize', operationId: 'authorizeEndUser', tag: 'End users',
+      method: 'post', path: '/v1/end-users/:endUserId/authorize', operationId: 'authorizeEndUser', tag: 'End users', role: 'builder',
       summary: 'An OAuth consent URL whose tokens belong to the end user (serving all their conversations)',
       params: endUserParam, body: authorizeBodySchema,
       response: { status: 200, description: 'The consent URL', schema: authorizeAnswer },
@@ -55,7 +55,7 @@ export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/end-users/:endUserId/connections/:provider', operationId: 'disconnectEndUser', tag: 'End users',
+      method: 'delete', path: '/v1/end-users/:endUserId/connections/:provider', operationId: 'disconnectEndUser', tag: 'End users', role: 'builder',
       summary: "Forget the end user's connection, revoking it at the provider when a revocation URL is configured (204 also when none was stored)",
       params: providerParams,
       response: { status: 204, description: 'Removed' },

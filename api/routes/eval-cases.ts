@@ -11,7 +11,7 @@ const storedParams = agentIdParam.extend({ caseId: storedEvalCaseIdSchema });
 export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/evals', operationId: 'listEvalCases', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/evals', operationId: 'listEvalCases', tag: 'Agents', role: 'viewer',
       summary: "The agent's evaluation cases, ordered by id",
       params: agentIdParam,
       response: { status: 200, description: 'The cases', schema: listSchema(evalCaseSchema, { id: 'EvalCaseList' }) },
@@ -21,7 +21,7 @@ export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'putEvalCase', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'putEvalCase', tag: 'Agents', role: 'builder',
       summary: 'Create or replace an evaluation case (at most 200 an agent); publishes no version',
       params: putParams, body: evalCaseBodySchema,
       response: { status: 200, description: 'The case as stored, defaults filled in; `createdAt` kept on a replace', schema: evalCaseSchema },
@@ -31,7 +31,7 @@ export function evalCaseRoutes(r: ApiRouter, cases: EvalCasesService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'deleteEvalCase', tag: 'Agents',
+      method: 'delete', path: '/v1/agents/:agentId/evals/:caseId', operationId: 'deleteEvalCase', tag: 'Agents', role: 'builder',
       summary: 'Delete an evaluation case',
       params: storedParams,
       response: { status: 204, description: 'Deleted' },

@@ -18,7 +18,7 @@ const runParams = agentIdParam.extend({ runId: evalRunIdSchema });
 export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/eval-runs', operationId: 'startEvalRun', tag: 'Agents',
+      method: 'post', path: '/v1/agents/:agentId/eval-runs', operationId: 'startEvalRun', tag: 'Agents', role: 'reviewer',
       summary: "Run the agent's evaluation cases (all, or `cases`) against a version; answers at once, the run goes on",
       params: agentIdParam, body: evalRunStartSchema,
       response: { status: 202, description: 'The run, `running`, every case `pending`: poll GET …/eval-runs/{runId}', schema: evalRunSchema },
@@ -28,7 +28,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/eval-runs', operationId: 'listEvalRuns', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/eval-runs', operationId: 'listEvalRuns', tag: 'Agents', role: 'viewer',
       summary: "The agent's eval runs, newest first (the latest 50), without per-case evidence",
       params: agentIdParam,
       response: { status: 200, description: 'The runs', schema: listSchema(evalRunListItemSchema, { id: 'EvalRunList' }) },
@@ -38,7 +38,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/eval-runs/:runId', operationId: 'getEvalRun', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/eval-runs/:runId', operationId: 'getEvalRun', tag: 'Agents', role: 'viewer',
       summary: 'An eval run with each case\'s result and evidence (poll it while `running`)',
       params: runParams,
       response: { status: 200, description: 'The run', schema: evalRunSchema },
@@ -48,7 +48,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/eval-runs/:runId/cancel', operationId: 'cancelEvalRun', tag: 'Agents',
+      method: 'post', path: '/v1/agents/:agentId/eval-runs/:runId/cancel', operationId: 'cancelEvalRun', tag: 'Agents', role: 'reviewer',
       summary: 'Cancel an eval run: its turns in flight end (paying what they used), then the run ends `cancelled`',
       params: runParams,
       response: { status: 202, description: 'The run as it stands (still `running` until its turns have ended; a run already over as it is)', schema: evalRunSchema },
@@ -58,7 +58,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/eval-runs/:runId/compare', operationId: 'compareEvalRuns', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/eval-runs/:runId/compare', operationId: 'compareEvalRuns', tag: 'Agents', role: 'viewer',
       summary: 'Which cases changed from run `before` (the query) to this run',
       params: runParams, query: z.object({ before: evalRunIdSchema }).strict(),
       response: { status: 200, description: 'Each case of either run with its status in both', schema: evalComparisonSchema },
@@ -68,7 +68,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/eval-gate', operationId: 'getEvalGate', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/eval-gate', operationId: 'getEvalGate', tag: 'Agents', role: 'viewer',
       summary: 'What `deployToProd` requires of the eval runs (not versioned)',
       params: agentIdParam,
       response: { status: 200, description: 'The gate', schema: evalGateSchema },
@@ -78,7 +78,7 @@ export function evalRunRoutes(r: ApiRouter, runs: EvalRunsService): void {
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/eval-gate', operationId: 'putEvalGate', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/eval-gate', operationId: 'putEvalGate', tag: 'Agents', role: 'builder',
       summary: 'Set the pass rate `deployToProd` requires (null: no case that passes on production may fail); publishes no version',
       params: agentIdParam, body: evalGateSchema,
       response: { status: 200, description: 'The gate as stored', schema: evalGateSchema },

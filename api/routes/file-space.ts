@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Role } from '../../domain/roles';
 import type { ErrorCode } from '../../domain/errors';
 import { type FileEntry, fileEntrySchema, filePathSchema, MAX_FILE_BYTES } from '../../domain/file-path';
 import { workspaceOf } from '../context';
@@ -32,6 +33,9 @@ export function fileSpaceRoutes(
     /** Operation ids: `list<Noun>`, `write<Noun>File`, `read<Noun>File`, `remove<Noun>File`. */
     noun: string;
     tag: string;
+    /** The least roles that may read (list, read) and change (write, remove) its files (routing.ts). */
+    readRole: Role;
+    writeRole: Role;
     what: string;
     ownerNotFound: ErrorCode;
     ops: FileSpaceOps;
@@ -41,7 +45,7 @@ export function fileSpaceRoutes(
   const { ops, ownerId } = opts;
   r.add(
     {
-      method: 'get', path: opts.base, operationId: `list${opts.noun}`, tag: opts.tag,
+      method: 'get', path: opts.base, operationId: `list${opts.noun}`, tag: opts.tag, role: opts.readRole,
       summary: `Files and folders of ${opts.what} directly inside \`dir\` (default: the top), folders first`,
       params: opts.owner, query: listQuery,
       response: { status: 200, description: 'The entries', schema: fileEntryListSchema },
@@ -51,7 +55,7 @@ export function fileSpaceRoutes(
   );
   r.add(
     {
-      method: 'put', path: `${opts.base}/*path`, operationId: `write${opts.noun}File`, tag: opts.tag,
+      method: 'put', path: `${opts.base}/*path`, operationId: `write${opts.noun}File`, tag: opts.tag, role: opts.writeRole,
       summary: `Create or replace a file of ${opts.what} (raw bytes, at most ${MAX_FILE_BYTES} bytes)`,
       params: fileParams, rawBody: true, limit: 'uploads',
       response: { status: 200, description: 'The stored file', schema: fileEntrySchema },
@@ -65,7 +69,7 @@ export function fileSpaceRoutes(
   );
   r.add(
     {
-      method: 'get', path: `${opts.base}/*path`, operationId: `read${opts.noun}File`, tag: opts.tag,
+      method: 'get', path: `${opts.base}/*path`, operationId: `read${opts.noun}File`, tag: opts.tag, role: opts.readRole,
       summary: `The bytes of a file of ${opts.what}, with its content type`,
       params: fileParams,
       response: { status: 200, description: 'The file', contentType: 'application/octet-stream' },
@@ -79,7 +83,7 @@ export function fileSpaceRoutes(
   );
   r.add(
     {
-      method: 'delete', path: `${opts.base}/*path`, operationId: `remove${opts.noun}File`, tag: opts.tag,
+      method: 'delete', path: `${opts.base}/*path`, operationId: `remove${opts.noun}File`, tag: opts.tag, role: opts.writeRole,
       summary: `Remove a file of ${opts.what}, or a folder and everything in it`,
       params: fileParams,
       response: { status: 204, description: 'Removed' },

@@ -10,6 +10,8 @@ export function knowledgeRoutes(r: ApiRouter, knowledge: KnowledgeService): void
     owner: agentIdParam,
     ownerId: (p) => p.agentId!,
     noun: 'Knowledge',
+    readRole: 'viewer',
+    writeRole: 'builder',
     tag: 'Knowledge',
     what: "the agent's knowledge",
     ownerNotFound: 'agent_not_found',

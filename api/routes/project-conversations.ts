@@ -14,7 +14,7 @@ import { projectIdParam } from './projects';
 export function projectConversationRoutes(r: ApiRouter, projects: ProjectConversationsService, publicBaseURL: string | undefined): void {
   r.add(
     {
-      method: 'post', path: '/v1/projects/:projectId/conversations', operationId: 'startProjectConversation', tag: 'Projects',
+      method: 'post', path: '/v1/projects/:projectId/conversations', operationId: 'startProjectConversation', tag: 'Projects', role: 'viewer',
       summary: "Start a conversation with the project's manager, with parameter values for it and its members",
       params: projectIdParam, body: startProjectConversationSchema,
       response: { status: 201, description: 'The conversation', schema: projectConversationSchema },
@@ -24,7 +24,7 @@ export function projectConversationRoutes(r: ApiRouter, projects: ProjectConvers
   );
   r.add(
     {
-      method: 'get', path: '/v1/projects/:projectId/conversations', operationId: 'listProjectConversations', tag: 'Projects',
+      method: 'get', path: '/v1/projects/:projectId/conversations', operationId: 'listProjectConversations', tag: 'Projects', role: 'viewer',
       summary: "The project's conversations with its manager, newest first",
       params: projectIdParam,
       response: { status: 200, description: 'The conversations', schema: listSchema(projectConversationSchema, { id: 'ProjectConversationList' }) },
@@ -37,6 +37,8 @@ export function projectConversationRoutes(r: ApiRouter, projects: ProjectConvers
     owner: projectIdParam,
     ownerId: (p) => p.projectId!,
     noun: 'ProjectFiles',
+    readRole: 'viewer',
+    writeRole: 'builder',
     tag: 'Projects',
     what: "the project's file space",
     ownerNotFound: 'project_not_found',
@@ -44,7 +46,7 @@ export function projectConversationRoutes(r: ApiRouter, projects: ProjectConvers
   });
   r.add(
     {
-      method: 'post', path: '/v1/projects/:projectId/file-urls', operationId: 'createProjectFileUrl', tag: 'Projects',
+      method: 'post', path: '/v1/projects/:projectId/file-urls', operationId: 'createProjectFileUrl', tag: 'Projects', role: 'viewer',
       summary: 'A signed, expiring URL that serves a file of the project without an API key',
       params: projectIdParam, body: fileUrlBody,
       response: { status: 200, description: 'The URL', schema: fileUrlSchema },

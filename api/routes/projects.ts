@@ -11,7 +11,7 @@ const memberParams = projectIdParam.extend({ agentId: memberAgentId });
 export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   r.add(
     {
-      method: 'post', path: '/v1/projects', operationId: 'createProject', tag: 'Projects',
+      method: 'post', path: '/v1/projects', operationId: 'createProject', tag: 'Projects', role: 'builder',
       summary: 'Create a project (optionally with member agents)',
       body: createProjectSchema,
       response: { status: 201, description: 'The new project', schema: projectSchema },
@@ -21,7 +21,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/projects', operationId: 'listProjects', tag: 'Projects',
+      method: 'get', path: '/v1/projects', operationId: 'listProjects', tag: 'Projects', role: 'viewer',
       summary: 'Every project of the workspace, newest first',
       response: { status: 200, description: 'The projects', schema: listSchema(projectSchema, { id: 'ProjectList' }) },
     },
@@ -29,7 +29,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/projects/:projectId', operationId: 'getProject', tag: 'Projects',
+      method: 'get', path: '/v1/projects/:projectId', operationId: 'getProject', tag: 'Projects', role: 'viewer',
       summary: 'A project with its members',
       params: projectIdParam,
       response: { status: 200, description: 'The project', schema: projectSchema },
@@ -39,7 +39,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'patch', path: '/v1/projects/:projectId', operationId: 'updateProject', tag: 'Projects',
+      method: 'patch', path: '/v1/projects/:projectId', operationId: 'updateProject', tag: 'Projects', role: 'builder',
       summary: 'Change name, goal, manager instructions or grade',
       params: projectIdParam, body: updateProjectSchema,
       response: { status: 200, description: 'The project', schema: projectSchema },
@@ -49,7 +49,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/projects/:projectId/agents', operationId: 'addProjectAgent', tag: 'Projects',
+      method: 'post', path: '/v1/projects/:projectId/agents', operationId: 'addProjectAgent', tag: 'Projects', role: 'builder',
       summary: 'Add an agent of the workspace as a member (adding twice is a no-op)',
       params: projectIdParam, body: addMemberSchema,
       response: { status: 200, description: 'The project', schema: projectSchema },
@@ -59,7 +59,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/projects/:projectId/agents/:agentId', operationId: 'removeProjectAgent', tag: 'Projects',
+      method: 'delete', path: '/v1/projects/:projectId/agents/:agentId', operationId: 'removeProjectAgent', tag: 'Projects', role: 'builder',
       summary: 'Remove a member (removing an agent of the workspace that is not a member is a no-op)',
       params: memberParams,
       response: { status: 200, description: 'The project', schema: projectSchema },
@@ -69,7 +69,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/projects/:projectId/archive', operationId: 'archiveProject', tag: 'Projects',
+      method: 'post', path: '/v1/projects/:projectId/archive', operationId: 'archiveProject', tag: 'Projects', role: 'builder',
       summary: 'Archive the project: it stays readable and deletable, and refuses changes',
       params: projectIdParam,
       response: { status: 200, description: 'The project', schema: projectSchema },
@@ -79,7 +79,7 @@ export function projectRoutes(r: ApiRouter, projects: ProjectsService): void {
   );
   r.add(
     {
-      method: 'delete', path: '/v1/projects/:projectId', operationId: 'deleteProject', tag: 'Projects',
+      method: 'delete', path: '/v1/projects/:projectId', operationId: 'deleteProject', tag: 'Projects', role: 'builder',
       summary: 'Delete the project (its member agents stay)',
       params: projectIdParam,
       response: { status: 204, description: 'Deleted' },

@@ -11,7 +11,7 @@ import { agentIdParam } from './agents';
 export function visitorIdentityRoutes(r: ApiRouter, identity: VisitorIdentityService): void {
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/visitor-identity', operationId: 'getVisitorIdentity', tag: 'Agents',
+      method: 'get', path: '/v1/agents/:agentId/visitor-identity', operationId: 'getVisitorIdentity', tag: 'Agents', role: 'viewer',
       summary: "The agent's publicIdentity mode and its identity secret's dates (never the secret)",
       params: agentIdParam,
       response: { status: 200, description: 'The visitor identity', schema: visitorIdentitySchema },
@@ -21,7 +21,7 @@ export function visitorIdentityRoutes(r: ApiRouter, identity: VisitorIdentitySer
   );
   r.add(
     {
-      method: 'put', path: '/v1/agents/:agentId/visitor-identity', operationId: 'setVisitorIdentity', tag: 'Agents',
+      method: 'put', path: '/v1/agents/:agentId/visitor-identity', operationId: 'setVisitorIdentity', tag: 'Agents', role: 'builder',
       summary: 'Set who may chat: `anonymous` (default), `verified` (signed visitors only) or `either`; `verified` and `either` need a secret first',
       params: agentIdParam, body: setVisitorIdentitySchema,
       response: { status: 200, description: 'The visitor identity', schema: visitorIdentitySchema },
@@ -31,7 +31,7 @@ export function visitorIdentityRoutes(r: ApiRouter, identity: VisitorIdentitySer
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/visitor-identity/secret', operationId: 'rotateVisitorSecret', tag: 'Agents',
+      method: 'post', path: '/v1/agents/:agentId/visitor-identity/secret', operationId: 'rotateVisitorSecret', tag: 'Agents', role: 'builder',
       summary: 'Creates or rotates the identity secret (shown this once); the one it replaces still verifies for `graceSeconds`',
       params: agentIdParam, body: rotateVisitorSecretSchema,
       response: { status: 200, description: 'The new secret', schema: visitorSecretSchema },

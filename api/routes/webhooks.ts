@@ -82,7 +82,7 @@ export function webhookRoutes(r: ApiRouter, deps: WebhookRouteDeps): void {
   );
   r.add(
     {
-      method: 'get', path: '/v1/agents/:agentId/webhooks', operationId: 'listWebhooks', tag: 'Webhooks',
+      method: 'get', path: '/v1/agents/:agentId/webhooks', operationId: 'listWebhooks', tag: 'Webhooks', role: 'viewer',
       summary: "The agent's webhooks: the inbound URL of each `webhook` trigger of its latest version",
       params: agentIdParam,
       response: { status: 200, description: 'The webhooks, by trigger index', schema: listSchema(webhookSchema, { id: 'WebhookList' }) },
@@ -92,7 +92,7 @@ export function webhookRoutes(r: ApiRouter, deps: WebhookRouteDeps): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/webhooks/:webhookId/rotate-url', operationId: 'rotateWebhookUrl', tag: 'Webhooks',
+      method: 'post', path: '/v1/agents/:agentId/webhooks/:webhookId/rotate-url', operationId: 'rotateWebhookUrl', tag: 'Webhooks', role: 'builder',
       summary: 'A new inbound URL for the webhook; the old one answers 404 from now on',
       params: webhookParams,
       response: { status: 200, description: 'The webhook with its new URL', schema: webhookSchema },
@@ -103,7 +103,7 @@ export function webhookRoutes(r: ApiRouter, deps: WebhookRouteDeps): void {
   );
   r.add(
     {
-      method: 'post', path: '/v1/agents/:agentId/webhooks/:webhookId/signing-secret', operationId: 'mintWebhookSigningSecret', tag: 'Webhooks',
+      method: 'post', path: '/v1/agents/:agentId/webhooks/:webhookId/signing-secret', operationId: 'mintWebhookSigningSecret', tag: 'Webhooks', role: 'builder',
       summary: 'Mints the signing secret of outbound deliveries (shown this once), replacing any before it',
       params: webhookParams,
       response: { status: 200, description: 'The new secret', schema: signingSecretSchema },

@@ -8,7 +8,7 @@ import type { ApiRouter } from '../routing';
 export function workspaceRoutes(r: ApiRouter, { repos }: Pick<ApiDeps, 'repos'>): void {
   r.add(
     {
-      method: 'get', path: '/v1/workspace', operationId: 'getWorkspace', tag: 'Workspace',
+      method: 'get', path: '/v1/workspace', operationId: 'getWorkspace', tag: 'Workspace', role: 'viewer',
       summary: "The API key's workspace",
       response: { status: 200, description: 'The workspace', schema: workspaceSchema.meta({ id: 'Workspace' }) },
       errors: ['workspace_not_found'],

@@ -18,6 +18,7 @@ import { OAuthStatesRepository } from './oauth-states';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { SealedValuesRepository } from './sealed-values';
+import { SessionsRepository } from './sessions';
 import { StepUsageRepository } from './step-usage';
 import { TurnsRepository } from './turns';
 import { VisitorIdentitiesRepository } from './visitor-identities';
@@ -53,6 +54,7 @@ export function createRepositories(db: Db) {
     judgeCalls: new JudgeCallsRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
     approvals: new ApprovalsRepository(db),
+    sessions: new SessionsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -7,7 +7,7 @@ const key = (n: number) => `sk_${String(n).padStart(40, '0')}`;
 
 /** Live keys by text, a count of lookups, and a lookup that can be held open. */
 function fakeKeys() {
-  const live = new Map<string, { workspaceId: string; keyId: string }>();
+  const live = new Map<string, { workspaceId: string; keyId: string; role: 'owner' }>();
   let gate: Promise<void> | undefined;
   const keys = {
     lookups: 0,
@@ -27,7 +27,7 @@ function fakeKeys() {
       return found;
     },
   };
-  for (let n = 1; n <= 5; n++) live.set(key(n), { workspaceId: 'ws_1', keyId: `key_${n}` });
+  for (let n = 1; n <= 5; n++) live.set(key(n), { workspaceId: 'ws_1', keyId: `key_${n}`, role: 'owner' });
   return keys;
 }
 
