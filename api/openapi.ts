@@ -144,7 +144,8 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     };
     const codes = [...(def.errors ?? []), 'invalid_request', 'internal_error', ...(def.body ? (['invalid_json', 'body_too_large'] as const) : [])];
     // Every keyed request counts against the key's rate limits (docs/limits.md).
-    if ((def.auth ?? 'apiKey') === 'apiKey') codes.push('missing_api_key', 'invalid_api_key', 'rate_limited');
+    if ((def.auth ?? 'apiKey') === 'apiKey') codes.push('missing_api_key', 'invalid_api_key', 'invalid_session', 'forbidden', 'rate_limited');
+    if ((def.auth ?? 'apiKey') === 'apiKey' && def.method !== 'get') codes.push('csrf_token_invalid');
     const byStatus = new Map<number, string[]>();
     for (const code of codes) {
       const status = errorCodes[code as keyof typeof errorCodes].status;
@@ -166,6 +167,7 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     const operation: Record<string, unknown> = {
       operationId: def.operationId,
       summary: def.summary,
+      ...(def.role ? { description: `Needs the \`${def.role}\` role or above (an API key's or a signed-in member's).`, 'x-required-role': def.role } : {}),
       tags: [def.tag],
       ...(parameters.length ? { parameters } : {}),
       ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: components.add(def.body, 'input') } } } } : {}),
@@ -175,7 +177,7 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
           ? { requestBody: { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: { type: ['object', 'array'] } } } } }
           : {}),
       responses,
-      security: (def.auth ?? 'apiKey') === 'apiKey' ? [{ apiKey: [] }] : [],
+      security: (def.auth ?? 'apiKey') === 'apiKey' ? [{ apiKey: [] }, { session: [] }] : [],
     };
     const path = openApiPath(def.path);
     paths[path] = { ...(paths[path] ?? {}), [def.method]: operation };
@@ -194,7 +196,19 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
     paths,
     components: {
       schemas: { Error: errorBody, ...components.schemas },
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key `sk_…`: `npm start` prints its dev workspace\'s, and `hosted-agents key create` makes more (docs/operations.md: Admin CLI).' } },
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "An API key `sk_…`, which acts with its role: `npm start` prints its dev workspace's (owner), owners make more with `POST /v1/keys`, operators with `hosted-agents key create` (docs/operations.md: Admin CLI).",
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'ha_session',
+          description: "A signed-in member's session (docs/security.md: Sessions), with their role. Any method but GET also needs the session's CSRF token in `X-CSRF-Token` (`csrfToken` of `GET /v1/session`).",
+        },
+      },
     },
   };
 }

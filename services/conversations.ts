@@ -103,6 +103,8 @@ export class ConversationsService {
     workspaceId: string,
     agentId: string,
     input: { version?: number; parameters?: Record<string, string | number>; endUser?: EndUser },
+    /** The key or member starting it through the workspace API. */
+    startedBy?: string,
   ): Promise<AgentConversation> {
     const found = await this.deps.repos.agents.get({ workspaceId, agentId, version: input.version });
     if (!('agent' in found)) {
@@ -118,6 +120,7 @@ export class ConversationsService {
       version,
       parameters: params.values,
       ...(input.endUser ? { endUser: input.endUser } : {}),
+      ...(startedBy ? { startedBy } : {}),
     });
     return this.view(row, config);
   }

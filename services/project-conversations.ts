@@ -65,17 +65,19 @@ export class ProjectConversationsService {
     });
   }
 
-  async start(workspaceId: string, projectId: string, input: StartProjectConversationInput): Promise<ProjectConversation> {
+  /** `startedBy`: the key or member starting it (a viewer later sees only the ones they started). */
+  async start(workspaceId: string, projectId: string, input: StartProjectConversationInput, startedBy?: string): Promise<ProjectConversation> {
     const project = await this.deps.repos.projects.get({ workspaceId, projectId });
     if (!project) throw projectNotFound();
     if (project.status === 'archived') throw archived(projectId);
     // Values are kept as strings, as the model (and the members' declared parameters) see them.
     const parameters = Object.fromEntries(Object.entries(input.parameters ?? {}).map(([k, v]) => [k, String(v)]));
-    return projectConversationView(await this.deps.repos.conversations.createForProject({ workspaceId, projectId, parameters }));
+    return projectConversationView(await this.deps.repos.conversations.createForProject({ workspaceId, projectId, parameters, startedBy }));
   }
 
-  async list(workspaceId: string, projectId: string): Promise<ProjectConversation[]> {
+  /** With `startedBy`, only the conversations that key or member started. */
+  async list(workspaceId: string, projectId: string, startedBy?: string): Promise<ProjectConversation[]> {
     if (!(await this.deps.repos.projects.get({ workspaceId, projectId }))) throw projectNotFound();
-    return (await this.deps.repos.conversations.listForProject({ workspaceId, projectId })).map(projectConversationView);
+    return (await this.deps.repos.conversations.listForProject({ workspaceId, projectId, ...(startedBy ? { startedBy } : {}) })).map(projectConversationView);
   }
 }

@@ -9,7 +9,7 @@ import type { ApiKeyCache } from '../key-cache';
 import { digest, type Limits } from '../limits';
 
 /** The header a cookie-authenticated change carries its CSRF token in (synchronizer token: docs/security.md). */
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 /** Methods that change nothing: no CSRF token needed. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A key's last use is written at most this often per key by one process. */

@@ -39,7 +39,7 @@ export function conversationFileRoutes(r: ApiRouter, files: ConversationFilesSer
   });
   r.add(
     {
-      method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files', role: 'viewer',
+      method: 'post', path: '/v1/conversations/:conversationId/file-urls', operationId: 'createFileUrl', tag: 'Conversation files', role: 'reviewer',
       summary: 'A signed, expiring URL that serves a file without an API key',
       params: conversationIdParam, body: fileUrlBody,
       response: { status: 200, description: 'The URL', schema: fileUrlSchema },

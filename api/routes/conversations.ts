@@ -6,7 +6,8 @@ import { turnEventSchema } from '../../domain/turn-events';
 import type { ConversationsService } from '../../services/conversations';
 import type { TurnCancellation } from '../../services/turn-cancel';
 import type { ApiDeps } from '../context';
-import { workspaceOf } from '../context';
+import { actorOf, workspaceOf } from '../context';
+import type { ConversationAccess } from '../../services/conversation-access';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
@@ -20,7 +21,7 @@ export const conversationList = listSchema(agentConversationSchema, { id: 'Agent
 export function conversationRoutes(
   r: ApiRouter,
   conversations: ConversationsService,
-  deps: Pick<ApiDeps, 'repos'> & { hub: TurnEventHub; stream: TurnStreamOptions; cancellation: TurnCancellation },
+  deps: Pick<ApiDeps, 'repos'> & { hub: TurnEventHub; stream: TurnStreamOptions; cancellation: TurnCancellation; access: ConversationAccess },
 ): void {
   const stream = { turns: deps.repos.turns, hub: deps.hub };
   r.add(
@@ -31,7 +32,7 @@ export function conversationRoutes(
       response: { status: 201, description: 'The conversation', schema: agentConversationSchema },
       errors: ['agent_not_found', 'version_not_found', 'invalid_parameters'],
     },
-    (ctx, { params, body }) => conversations.start(workspaceOf(ctx), params.agentId, body),
+    (ctx, { params, body }) => conversations.start(workspaceOf(ctx), params.agentId, body, actorOf(ctx).id),
   );
   r.add(
     {
@@ -51,7 +52,10 @@ export function conversationRoutes(
       response: { status: 200, description: 'The conversation (`agentId` marks an agent\'s, `projectId` without `agentId` a project\'s)', schema: z.union([agentConversationSchema, projectConversationSchema]) },
       errors: ['conversation_not_found'],
     },
-    (ctx, { params }) => conversations.get(workspaceOf(ctx), params.conversationId),
+    async (ctx, { params }) => {
+      await deps.access.conversation(actorOf(ctx), params.conversationId, 'read');
+      return conversations.get(workspaceOf(ctx), params.conversationId);
+    },
   );
   r.add(
     {
@@ -61,7 +65,10 @@ export function conversationRoutes(
       response: { status: 200, description: 'The messages', schema: listSchema(messageSchema, { id: 'MessageList' }) },
       errors: ['conversation_not_found'],
     },
-    async (ctx, { params }) => listOf(await conversations.messages(workspaceOf(ctx), params.conversationId)),
+    async (ctx, { params }) => {
+      await deps.access.conversation(actorOf(ctx), params.conversationId, 'read');
+      return listOf(await conversations.messages(workspaceOf(ctx), params.conversationId));
+    },
   );
   r.add(
     {
@@ -71,7 +78,10 @@ export function conversationRoutes(
       response: { status: 204, description: 'Ended' },
       errors: ['conversation_not_found'],
     },
-    (ctx, { params }) => conversations.end(workspaceOf(ctx), params.conversationId),
+    async (ctx, { params }) => {
+      await deps.access.conversation(actorOf(ctx), params.conversationId, 'write');
+      await conversations.end(workspaceOf(ctx), params.conversationId);
+    },
   );
   r.add(
     {
@@ -82,6 +92,7 @@ export function conversationRoutes(
       errors: ['conversation_not_found', 'conversation_ended', 'conversation_not_ready', 'project_archived', 'insufficient_credits', 'turn_in_progress', 'file_too_large', 'storage_quota_exceeded', 'temporal_unavailable'],
     },
     async (ctx, { params, body }) => {
+      await deps.access.conversation(actorOf(ctx), params.conversationId, 'write');
       const turnId = await conversations.ask(workspaceOf(ctx), params.conversationId, body, ctx.state.requestId);
       ctx.set('X-Turn-Id', turnId);
       streamTurn(ctx, stream, turnId, 0, deps.stream);
@@ -99,6 +110,7 @@ export function conversationRoutes(
     async (ctx, { params }) => {
       const after = lastEventId(ctx);
       if (after === undefined) throw new AppError('invalid_request', 'header.last-event-id: a sequence number');
+      await deps.access.turn(actorOf(ctx), params.turnId, 'read');
       const turnId = await conversations.workspaceTurn(workspaceOf(ctx), params.turnId);
       streamTurn(ctx, stream, turnId, after, deps.stream);
       return undefined;
@@ -112,6 +124,9 @@ export function conversationRoutes(
       response: { status: 200, description: "The turn's state: `cancelled`, or how it had already ended", schema: turnStateSchema },
       errors: ['turn_not_found', 'temporal_unavailable'],
     },
-    (ctx, { params }) => deps.cancellation.cancelAndWait(workspaceOf(ctx), params.turnId),
+    async (ctx, { params }) => {
+      await deps.access.turn(actorOf(ctx), params.turnId, 'write');
+      return deps.cancellation.cancelAndWait(workspaceOf(ctx), params.turnId);
+    },
   );
 }

@@ -1,6 +1,7 @@
 import { projectConversationSchema, startProjectConversationSchema } from '../../domain/project-conversation';
 import type { ProjectConversationsService } from '../../services/project-conversations';
-import { workspaceOf } from '../context';
+import { mayUseAnyConversation } from '../../domain/conversation-access';
+import { actorOf, workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 import { fileUrlBody, fileUrlSchema, linkOrigin } from './conversation-files';
 import { fileSpaceRoutes } from './file-space';
@@ -20,7 +21,7 @@ export function projectConversationRoutes(r: ApiRouter, projects: ProjectConvers
       response: { status: 201, description: 'The conversation', schema: projectConversationSchema },
       errors: ['project_not_found', 'project_archived'],
     },
-    (ctx, { params, body }) => projects.start(workspaceOf(ctx), params.projectId, body),
+    (ctx, { params, body }) => projects.start(workspaceOf(ctx), params.projectId, body, actorOf(ctx).id),
   );
   r.add(
     {
@@ -30,7 +31,12 @@ export function projectConversationRoutes(r: ApiRouter, projects: ProjectConvers
       response: { status: 200, description: 'The conversations', schema: listSchema(projectConversationSchema, { id: 'ProjectConversationList' }) },
       errors: ['project_not_found'],
     },
-    async (ctx, { params }) => listOf(await projects.list(workspaceOf(ctx), params.projectId)),
+    async (ctx, { params }) => {
+      // A viewer lists the conversations they started (domain/conversation-access.ts); reviewers and above, all.
+      const actor = actorOf(ctx);
+      const startedBy = mayUseAnyConversation(actor, 'read') ? undefined : actor.id;
+      return listOf(await projects.list(workspaceOf(ctx), params.projectId, startedBy));
+    },
   );
   fileSpaceRoutes(r, {
     base: '/v1/projects/:projectId/files',

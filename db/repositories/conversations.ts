@@ -74,6 +74,8 @@ export class ConversationsRepository {
       delegation?: { projectId: string; parentTurnId: string; callId: string };
       /** An eval run's case: the conversation is the run's, kept out of the agent's list. */
       evalCase?: { runId: string; caseId: string };
+      /** The key or member that started it through the workspace API. */
+      startedBy?: string;
     },
     trx?: Knex.Transaction,
   ): Promise<ConversationRow> {
@@ -92,24 +94,37 @@ export class ConversationsRepository {
           ? { project_id: input.delegation.projectId, parent_turn_id: input.delegation.parentTurnId, parent_call_id: input.delegation.callId }
           : {}),
         ...(input.evalCase ? { eval_run_id: input.evalCase.runId, eval_case_id: input.evalCase.caseId } : {}),
+        ...(input.startedBy ? { started_by: input.startedBy } : {}),
       })
       .returning('*');
     return row as ConversationRow;
   }
 
   /** A conversation with the project's manager (no agent). */
-  async createForProject(input: { workspaceId: string; projectId: string; parameters: Record<string, string> }): Promise<ConversationRow> {
+  async createForProject(input: { workspaceId: string; projectId: string; parameters: Record<string, string>; startedBy?: string }): Promise<ConversationRow> {
     const [row] = await this.db('conversations')
-      .insert({ id: newId('conversation'), workspace_id: input.workspaceId, project_id: input.projectId, parameters: JSON.stringify(input.parameters) })
+      .insert({
+        id: newId('conversation'),
+        workspace_id: input.workspaceId,
+        project_id: input.projectId,
+        parameters: JSON.stringify(input.parameters),
+        started_by: input.startedBy ?? null,
+      })
       .returning('*');
     return row as ConversationRow;
   }
 
-  /** The project's conversations with its manager, newest first (members' delegated conversations are not among them). */
-  async listForProject({ workspaceId, projectId }: { workspaceId: string; projectId: string }): Promise<ConversationRow[]> {
+  /**
+   * The project's conversations with its manager, newest first (members' delegated conversations
+   * are not among them); with `startedBy`, only those that key or member started.
+   */
+  async listForProject({ workspaceId, projectId, startedBy }: { workspaceId: string; projectId: string; startedBy?: string }): Promise<ConversationRow[]> {
     return this.db<ConversationRow>('conversations')
       .where({ workspace_id: workspaceId, project_id: projectId })
       .whereNull('agent_id')
+      .modify((q) => {
+        if (startedBy !== undefined) q.where('started_by', startedBy);
+      })
       .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   }
 
