@@ -8,6 +8,7 @@ import type { Logger } from '../infra/logger';
 import type { ApiKeyCache } from './key-cache';
 import type { ApiMetrics } from './metrics';
 import type { TurnEventHub } from './sse/event-hub';
+import type { AuditNote } from '../domain/audit';
 import type { Actor } from '../domain/roles';
 
 /** Everything the API needs, passed in explicitly (no module-level singletons). */
@@ -45,9 +46,9 @@ export interface ApiState {
   actor?: Actor;
   /**
    * What a mutating route adds to its audit row (api/audit.ts): the versions before and after
-   * where one applies, and target ids not in the path.
+   * where one applies, target ids not in the path, and `detail` (names and counts, never values).
    */
-  audit?: { versionBefore?: number; versionAfter?: number; targets?: Record<string, string> };
+  audit?: AuditNote;
   /** Set on a deployed agent's host (prod or test): the agent and version that host serves. */
   site?: ServedAgent;
   /** Set by the error handler for a held refusal: its answer is sent this many ms later (limits/refusal-holds.ts). */

@@ -20,7 +20,8 @@ interface RouteResponse {
   schema?: z.ZodType;
   /** `text/event-stream` only: the schema of each event's `data` (api/openapi.ts documents the wire format). */
   events?: z.ZodType;
-  contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html';
+  /** `application/x-ndjson`: JSON lines, each one `schema` (an export). */
+  contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html' | 'application/x-ndjson';
 }
 
 /**
@@ -154,7 +155,7 @@ export class ApiRouter {
 }
 
 /** Whether calls of a route are written to the audit log by the router (see `RouteDef.audit`). */
-export function isAudited(def: AnyRouteDef): boolean {
+function isAudited(def: AnyRouteDef): boolean {
   return (def.auth ?? 'apiKey') === 'apiKey' && def.method !== 'get' && def.audit === undefined;
 }
 

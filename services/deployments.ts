@@ -10,6 +10,7 @@ import {
   promoteWorkflowId,
   testExpiryWorkflowId,
 } from '../domain/deploy-runs';
+import type { AuditNote } from '../domain/audit';
 import { AppError } from '../domain/errors';
 import { randomToken } from '../domain/ids';
 import { mintPublicToken, publicTokenContext } from '../domain/public-token';
@@ -71,9 +72,10 @@ export class DeploymentsService {
     ];
   }
 
-  /** The version at an ephemeral URL until `expiresAt`; the same answer while it is live. */
-  async deployToTest(workspaceId: string, versionId: string, callerPort?: number): Promise<TestDeployment> {
+  /** The version at an ephemeral URL until `expiresAt`; the same answer while it is live. `note`: the call's audit row. */
+  async deployToTest(workspaceId: string, versionId: string, callerPort?: number, note: AuditNote = {}): Promise<TestDeployment> {
     const v = await this.publishable(workspaceId, versionId);
+    note.targets = { ...note.targets, agentId: v.agentId, versionId: v.versionId };
     const { row } = await this.deps.repos.deployments.liveOrNewTest({
       agentId: v.agentId,
       versionId: v.versionId,
@@ -90,17 +92,30 @@ export class DeploymentsService {
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: this.searchAttributes(v),
     });
+    note.versionAfter = v.number;
     return { url: this.url(`${row.host_label}.test`, callerPort), expiresAt: iso(row.expires_at) };
   }
 
   /**
    * Promotes the version after its health check and eval gate (the promotion workflow). The current
    * production version answers at once, without a run. `skipEvals` skips the gate, and the
-   * version records that it did.
+   * version records that it did (and `note`, the call's audit row, as `detail.evalGate`).
    */
-  async deployToProd(workspaceId: string, versionId: string, callerPort?: number, options: { skipEvals?: boolean } = {}): Promise<ProdDeployment> {
+  async deployToProd(
+    workspaceId: string,
+    versionId: string,
+    callerPort?: number,
+    options: { skipEvals?: boolean } = {},
+    note: AuditNote = {},
+  ): Promise<ProdDeployment> {
     const v = await this.publishable(workspaceId, versionId);
-    if (v.prodVersion === v.number && v.slug) return { url: this.url(v.slug, callerPort), versionNumber: v.number };
+    note.targets = { ...note.targets, agentId: v.agentId, versionId: v.versionId };
+    if (v.prodVersion !== null) note.versionBefore = v.prodVersion;
+    if (v.prodVersion === v.number && v.slug) {
+      note.versionAfter = v.number;
+      return { url: this.url(v.slug, callerPort), versionNumber: v.number };
+    }
+    if (options.skipEvals === true) note.detail = { ...note.detail, evalGate: 'skipped' };
     const input: PromoteInput = {
       workspaceId,
       agentId: v.agentId,
@@ -123,6 +138,7 @@ export class DeploymentsService {
     });
     try {
       const result = await Promise.race([handle.result(), timeout]);
+      note.versionAfter = result.versionNumber;
       return { url: this.url(result.slug, callerPort), versionNumber: result.versionNumber };
     } catch (err) {
       throw promotionError(err);
@@ -131,9 +147,14 @@ export class DeploymentsService {
     }
   }
 
-  async rollback(workspaceId: string, agentId: string, versionId: string): Promise<void> {
+  /** `note`: the call's audit row (the production version before and after). */
+  async rollback(workspaceId: string, agentId: string, versionId: string, note: AuditNote = {}): Promise<void> {
+    note.targets = { ...note.targets, versionId };
     const r = await this.deps.repos.deployments.rollback({ workspaceId, agentId, versionId });
-    if ('ok' in r) return;
+    if ('ok' in r) {
+      Object.assign(note, { versionBefore: r.before, versionAfter: r.after });
+      return;
+    }
     if (r.missing === 'agent') throw new AppError('agent_not_found', 'no such agent');
     if (r.missing === 'version') throw new AppError('version_not_found', `agent ${agentId} has no version ${versionId}; ${VERSION_ID_HELP}`);
     throw new AppError('agent_not_deployed', 'the agent has no production version to roll back: deploy one with deployToProd first');

@@ -34,7 +34,7 @@ interface WorkerSetOptions {
   identity: string;
   /** Liveness stamps and orphaned attempts (workers/orphan-sweeper.ts). */
   liveness: WorkerLivenessRepository;
-  /** Pruning of old event log and probe rows (workers/retention-pruner.ts). */
+  /** Pruning of old event log, probe and audit rows (workers/retention-pruner.ts). */
   pruning: { repos: Repositories; config: RetentionConfig };
   logger: Logger;
   /** Encrypts payloads (PAYLOAD_KEY, infra/payload-codec.ts); the API's client must use the same ring. */

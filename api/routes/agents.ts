@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  type Agent,
   agentSchema,
   createAgentSchema,
   playbookSchema,
@@ -8,7 +9,7 @@ import {
 } from '../../domain/agent';
 import { triggersBodySchema } from '../../domain/trigger';
 import type { AgentsService } from '../../services/agents';
-import { workspaceOf } from '../context';
+import { type ApiContext, workspaceOf } from '../context';
 import { type ApiRouter, listOf, listSchema } from '../routing';
 
 export const agentIdParam = z.object({ agentId: z.string().min(1).max(100) });
@@ -16,6 +17,16 @@ const playbookParams = agentIdParam.extend({ name: z.string().min(1).max(200) })
 const versionQuery = z
   .object({ version: z.coerce.number({ error: 'a version number' }).int('a whole number').min(1, 'at least 1').optional() })
   .strict();
+
+/**
+ * Notes a publish in the call's audit row: the version it built on and the one it made. Each
+ * publish makes version N+1 from N under the agent's lock (AgentsRepository.publish), so the one
+ * before is always the one below; creation makes version 1 from none.
+ */
+function published(ctx: ApiContext, agent: Agent): Agent {
+  ctx.state.audit = { ...ctx.state.audit, ...(agent.version > 1 ? { versionBefore: agent.version - 1 } : {}), versionAfter: agent.version };
+  return agent;
+}
 
 /**
  * Agents and their versions. Publishing operations (`PATCH`, `PUT …/workflows`,
@@ -30,7 +41,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       response: { status: 201, description: 'The new agent', schema: agentSchema },
       errors: ['agent_exists'],
     },
-    (ctx, { body }) => agents.create(workspaceOf(ctx), body),
+    async (ctx, { body }) => published(ctx, await agents.create(workspaceOf(ctx), body)),
   );
   r.add(
     {
@@ -58,7 +69,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    (ctx, { params, body }) => agents.update(workspaceOf(ctx), params.agentId, body),
+    async (ctx, { params, body }) => published(ctx, await agents.update(workspaceOf(ctx), params.agentId, body)),
   );
   r.add(
     {
@@ -98,7 +109,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    (ctx, { params, body }) => agents.setPlaybook(workspaceOf(ctx), params.agentId, body),
+    async (ctx, { params, body }) => published(ctx, await agents.setPlaybook(workspaceOf(ctx), params.agentId, body)),
   );
   r.add(
     {
@@ -108,7 +119,7 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found', 'workflow_not_found'],
     },
-    (ctx, { params }) => agents.removePlaybook(workspaceOf(ctx), params.agentId, params.name),
+    async (ctx, { params }) => published(ctx, await agents.removePlaybook(workspaceOf(ctx), params.agentId, params.name)),
   );
   r.add(
     {
@@ -118,6 +129,6 @@ export function agentRoutes(r: ApiRouter, agents: AgentsService): void {
       response: { status: 200, description: 'The agent at its new version', schema: agentSchema },
       errors: ['agent_not_found'],
     },
-    (ctx, { params, body }) => agents.setTriggers(workspaceOf(ctx), params.agentId, body.triggers),
+    async (ctx, { params, body }) => published(ctx, await agents.setTriggers(workspaceOf(ctx), params.agentId, body.triggers)),
   );
 }

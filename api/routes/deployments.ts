@@ -6,6 +6,7 @@ import {
   rollbackBodySchema,
   testDeploymentSchema,
 } from '../../domain/publishing';
+import type { AuditNote } from '../../domain/audit';
 import type { DeploymentsService } from '../../services/deployments';
 import { type ApiContext, workspaceOf } from '../context';
 import type { ApiRouter } from '../routing';
@@ -15,6 +16,15 @@ import { agentIdParam } from './agents';
 function callerPort(ctx: ApiContext): number | undefined {
   const port = /:(\d+)$/.exec(ctx.host)?.[1];
   return port ? Number(port) : undefined;
+}
+
+/**
+ * The call's audit row, for the service to fill as it learns the agent and the versions: a
+ * deploy that fails half-way still names what it was about.
+ */
+function auditNote(ctx: ApiContext): AuditNote {
+  ctx.state.audit ??= {};
+  return ctx.state.audit;
 }
 
 /** Test and prod deployments, rollback, and the publishable token (SDK: `ws.agents.*`). */
@@ -27,7 +37,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
       response: { status: 200, description: 'The test URL', schema: testDeploymentSchema },
       errors: ['version_not_found', 'agent_not_publishable', 'temporal_unavailable'],
     },
-    (ctx, { body }) => deployments.deployToTest(workspaceOf(ctx), body.versionId, callerPort(ctx)),
+    (ctx, { body }) => deployments.deployToTest(workspaceOf(ctx), body.versionId, callerPort(ctx), auditNote(ctx)),
   );
   r.add(
     {
@@ -37,7 +47,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
       response: { status: 200, description: 'The production URL and version', schema: prodDeploymentSchema },
       errors: ['version_not_found', 'agent_not_publishable', 'deploy_check_failed', 'agent_not_found', 'worker_timeout', 'temporal_unavailable'],
     },
-    (ctx, { body }) => deployments.deployToProd(workspaceOf(ctx), body.versionId, callerPort(ctx), { skipEvals: body.skipEvals === true }),
+    (ctx, { body }) => deployments.deployToProd(workspaceOf(ctx), body.versionId, callerPort(ctx), { skipEvals: body.skipEvals === true }, auditNote(ctx)),
   );
   r.add(
     {
@@ -47,7 +57,7 @@ export function deploymentRoutes(r: ApiRouter, deployments: DeploymentsService):
       response: { status: 204, description: 'Rolled back' },
       errors: ['agent_not_found', 'version_not_found', 'agent_not_deployed'],
     },
-    (ctx, { params, body }) => deployments.rollback(workspaceOf(ctx), params.agentId, body.versionId),
+    (ctx, { params, body }) => deployments.rollback(workspaceOf(ctx), params.agentId, body.versionId, auditNote(ctx)),
   );
   r.add(
     {

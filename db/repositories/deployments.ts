@@ -121,7 +121,7 @@ export class DeploymentsRepository {
    */
   async rollback(
     { workspaceId, agentId, versionId }: { workspaceId: string; agentId: string; versionId: string },
-  ): Promise<{ ok: true } | { missing: 'agent' | 'version' | 'deployment' }> {
+  ): Promise<{ ok: true; before: number; after: number } | { missing: 'agent' | 'version' | 'deployment' }> {
     return this.db.transaction(async (trx) => {
       const agent = await trx('agents').where({ id: agentId, workspace_id: workspaceId }).forUpdate().first('prod_version');
       if (!agent) return { missing: 'agent' } as const;
@@ -132,7 +132,7 @@ export class DeploymentsRepository {
         await trx('agents').where({ id: agentId }).update({ prod_version: version.number });
         await trx('agent_versions').where({ id: versionId }).update({ deployed_at: trx.fn.now() });
       }
-      return { ok: true } as const;
+      return { ok: true, before: agent.prod_version as number, after: version.number as number } as const;
     });
   }
 
