@@ -8,6 +8,8 @@ export interface BannerFacts {
   workspaceId: string;
   workspaceCreated: boolean;
   apiKey: string;
+  /** The dev workspace's owner and a fresh one-time sign-in link for them (made at every start). */
+  owner?: { email: string; signInLink: string; ttlMinutes: number };
   credentialsPath: string;
   /** Whether LOG_LEVEL was left to `npm start`'s default (warnings only). */
   quietLogs: boolean;
@@ -49,6 +51,7 @@ export function startBanner(config: Config, f: BannerFacts): string[] {
     ...modelLines(config.models),
     `  Workspace    ${f.workspaceId}${f.workspaceCreated ? ' (created: dev, 1000 credits)' : ''}`,
     `  API key      ${f.apiKey}`,
+    ...(f.owner ? [`  Sign in      ${f.owner.signInLink}`, `               as ${f.owner.email} (owner); works once, for ${f.owner.ttlMinutes} minutes; a new one at every start`] : []),
     `  Credentials  ${f.credentialsPath}`,
     ...(f.quietLogs ? ['  Logs         warnings only; LOG_LEVEL=info shows every request'] : []),
     '',

@@ -99,9 +99,10 @@ program.command('temporal-cluster').description('build (once) and run a Temporal
   .action(adminAction((config, opts: TemporalCluster.ClusterCommandOptions) => temporalCluster().temporalClusterCommand(config, opts, say, print)));
 
 const workspace = program.command('workspace').description('manage workspaces (DATABASE_URL, else the embedded database in DATA_DIR)');
-workspace.command('create').description('create a workspace and its first API key (shown once)')
-  .requiredOption('--name <name>', 'the workspace name').requiredOption('--credits <n>', 'starting credit balance (a number, may be fractional)').option(json, jsonHelp)
-  .action(adminAction((config, opts: { name: string; credits: string; json?: boolean }) => admin().workspaceCreate(config, say, print, opts)));
+workspace.command('create').description('create a workspace and its first API key (shown once); --owner also makes its owner and a one-time sign-in link')
+  .requiredOption('--name <name>', 'the workspace name').requiredOption('--credits <n>', 'starting credit balance (a number, may be fractional)')
+  .option('--owner <email>', "the owner's e-mail: a member with the owner role, and a one-time sign-in link printed for them").option(json, jsonHelp)
+  .action(adminAction((config, opts: { name: string; credits: string; owner?: string; json?: boolean }) => admin().workspaceCreate(config, say, print, opts)));
 workspace.command('list').description('every workspace with its balance').option(json, jsonHelp)
   .action(adminAction((config, opts: { json?: boolean }) => admin().workspaceList(config, say, print, opts)));
 workspace.command('credits').description("change a workspace's balance")
@@ -113,8 +114,11 @@ workspace.command('diagnostics').description('allow or deny a workspace the diag
 
 const key = program.command('key').description('manage API keys (stored as SHA-256; a key is shown once)');
 key.command('create').description('a new API key for a workspace, shown once')
-  .requiredOption('--workspace <id>', 'workspace id (ws_…)').option(json, jsonHelp)
-  .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyCreate(config, say, print, opts)));
+  .requiredOption('--workspace <id>', 'workspace id (ws_…)')
+  .option('--role <role>', 'what the key may do: owner, builder, reviewer or viewer', 'owner')
+  .option('--name <name>', 'a name to tell the key apart', '')
+  .option(json, jsonHelp)
+  .action(adminAction((config, opts: { workspace: string; role: string; name: string; json?: boolean }) => admin().keyCreate(config, say, print, opts)));
 key.command('list').description("a workspace's keys: ids, prefixes, creation and revocation times, never key text")
   .requiredOption('--workspace <id>', 'workspace id (ws_…)').option(json, jsonHelp)
   .action(adminAction((config, opts: { workspace: string; json?: boolean }) => admin().keyList(config, say, print, opts)));

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { roleSchema } from '../../domain/roles';
+import { emailSchema } from '../../domain/member';
+import { ownerSignInLink } from '../../services/owner-link';
 import type { Config } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
@@ -41,18 +44,23 @@ const workspaceId = z.string().regex(/^ws_[0-9a-z]+$/, 'a workspace id (ws_…)'
 const keyId = z.string().regex(/^key_[0-9a-z]+$/, 'a key id (key_…)');
 const number = z.coerce.number().finite();
 
-export async function workspaceCreate(config: Config, say: Say, print: Say, opts: { name: string; credits: string; json?: boolean }) {
+export async function workspaceCreate(config: Config, say: Say, print: Say, opts: { name: string; credits: string; owner?: string; json?: boolean }) {
   const name = parseArg(z.string().trim().min(1).max(200), opts.name, '--name');
   const credits = parseArg(number.min(0), opts.credits, '--credits');
+  const ownerEmail = opts.owner === undefined ? undefined : parseArg(emailSchema, opts.owner, '--owner');
   const out = await withRepositories(config, say, async (repos) => {
     const workspace = await repos.workspaces.create({ name, credits });
     const { apiKey } = await repos.apiKeys.create({ workspaceId: workspace.id });
-    return { workspace, apiKey };
+    if (!ownerEmail) return { workspace, apiKey };
+    // The owner signs in once with the link, then sets a password or uses the identity provider.
+    const link = await ownerSignInLink(repos, { workspaceId: workspace.id, email: ownerEmail, baseURL: config.baseURL, ttlMinutes: config.SIGN_IN_LINK_TTL_MINUTES });
+    return { workspace, apiKey, owner: { memberId: link.memberId, email: link.email, signInLink: link.url, expiresAt: link.expiresAt.toISOString() } };
   });
   if (opts.json) print(JSON.stringify(out));
   else {
     print(`workspace ${out.workspace.id} "${out.workspace.name}" with ${out.workspace.credits} credits`);
     print(`API key (shown once): ${out.apiKey}`);
+    if (out.owner) print(`owner ${out.owner.email}: one-time sign-in link (until ${out.owner.expiresAt}): ${out.owner.signInLink}`);
   }
 }
 
@@ -80,21 +88,23 @@ export async function workspaceDiagnostics(config: Config, say: Say, print: Say,
   print(opts.json ? JSON.stringify({ id: ws.id, diagnostics: allowed }) : `${ws.id} ${allowed ? 'may now' : 'may no longer'} run the diagnostics probe`);
 }
 
-export async function keyCreate(config: Config, say: Say, print: Say, opts: { workspace: string; json?: boolean }) {
+export async function keyCreate(config: Config, say: Say, print: Say, opts: { workspace: string; role?: string; name?: string; json?: boolean }) {
   const wsId = parseArg(workspaceId, opts.workspace, '--workspace');
+  const role = parseArg(roleSchema, opts.role ?? 'owner', '--role');
+  const name = parseArg(z.string().trim().max(100), opts.name ?? '', '--name');
   const out = await withRepositories(config, say, async (repos) => {
     if (!(await repos.workspaces.get({ id: wsId }))) throw new CliError(`no workspace ${wsId}`);
-    return repos.apiKeys.create({ workspaceId: wsId });
+    return repos.apiKeys.create({ workspaceId: wsId, role, name });
   });
   if (opts.json) print(JSON.stringify({ key: out.record, apiKey: out.apiKey }));
-  else print(`key ${out.record.id} for ${wsId} (shown once): ${out.apiKey}`);
+  else print(`${role} key ${out.record.id} for ${wsId} (shown once): ${out.apiKey}`);
 }
 
 export async function keyList(config: Config, say: Say, print: Say, opts: { workspace: string; json?: boolean }) {
   const wsId = parseArg(workspaceId, opts.workspace, '--workspace');
   const keys = await withRepositories(config, say, (repos) => repos.apiKeys.list({ workspaceId: wsId }));
   if (opts.json) print(JSON.stringify(keys));
-  else for (const k of keys) print(`${k.id}\t${k.prefix}…\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+  else for (const k of keys) print(`${k.id}\t${k.prefix}…\t${k.role}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\t${k.name}`);
 }
 
 export async function keyRevoke(config: Config, say: Say, print: Say, id: string, opts: { json?: boolean }) {

@@ -5,6 +5,7 @@ import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
 import { createRepositories } from '../../db/repositories';
 import { ensureKeyFile } from '../../infra/key-file';
+import { DEV_OWNER_EMAIL, ownerSignInLink } from '../../services/owner-link';
 import type { Logger } from '../../infra/logger';
 import { startTracing } from '../../infra/tracing/switch';
 import { devCredentialsPath, ensureDevCredentials } from '../dev-credentials';
@@ -13,13 +14,17 @@ import { preloadRuntime, runApi, runWorker, type Stoppable } from '../runtime';
 import { openDatabase, openTemporal, type Say } from '../backing-services';
 import { stopOnSignals, stopOnUnexpectedErrors } from '../shutdown';
 
-/** Migrates, then makes sure the dev workspace and its key exist. */
+/** Migrates, then makes sure the dev workspace, its key and its owner exist; makes the owner's sign-in link. */
 async function prepareDatabase(url: string, config: Config, logger: Logger, say: Say) {
   const db = createDb({ url, poolMax: 2, logger });
   try {
     const applied = await migrateLatest(db);
     if (applied.length) say(`migrations applied: ${applied.join(', ')}`);
-    return await ensureDevCredentials(createRepositories(db), config.dataDir, config.baseURL);
+    const repos = createRepositories(db);
+    const dev = await ensureDevCredentials(repos, config.dataDir, config.baseURL);
+    // A fresh one-time sign-in link for the dev workspace's owner at every start, printed beside the key.
+    const owner = await ownerSignInLink(repos, { workspaceId: dev.credentials.workspaceId, email: DEV_OWNER_EMAIL, baseURL: config.baseURL, ttlMinutes: config.SIGN_IN_LINK_TTL_MINUTES });
+    return { ...dev, owner };
   } finally {
     await db.destroy();
   }
@@ -59,7 +64,7 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
     const temporal = await openTemporal(config, say);
     stack.push(temporal);
 
-    const { credentials, created } = await prepareDatabase(database.url, config, logger, say);
+    const { credentials, created, owner } = await prepareDatabase(database.url, config, logger, say);
 
     // One registry for both parts: the API's `/metrics` then shows the turns the worker counts.
     const registry = new Registry();
@@ -78,6 +83,7 @@ export async function startCommand(given: Config, logger: Logger, say: Say): Pro
       workspaceId: credentials.workspaceId,
       workspaceCreated: created,
       apiKey: credentials.apiKey,
+      owner: { email: owner.email, signInLink: owner.url, ttlMinutes: config.SIGN_IN_LINK_TTL_MINUTES },
       credentialsPath: devCredentialsPath(config.dataDir),
       quietLogs: config.LOG_LEVEL === undefined,
     });

@@ -13,6 +13,10 @@ import type { Knex } from 'knex';
  * - `sessions`: server-side sessions behind the `ha_session` cookie, stored as the SHA-256 of
  *   the cookie's token, with idle (`last_seen_at`) and absolute (`expires_at`) expiry and the
  *   synchronizer CSRF token.
+ * - `sign_in_failures`: one row per failed password sign-in (and per reset request, without an
+ *   e-mail), counted per e-mail and per client address over a window: past the limits a sign-in is
+ *   refused before any hash is computed (services/password-sign-in.ts). A success clears its
+ *   e-mail's rows for the per-account count only, so it does not reset the address's count.
  * - `workspaces.sign_in_domains`: e-mail domains whose verified addresses may join by OIDC as viewers.
  * - `conversations.started_by`: the member or key that started a conversation through the
  *   workspace API (a viewer reads only the teammate conversations they started).
@@ -80,10 +84,22 @@ export async function up(db: Knex): Promise<void> {
     t.text('user_agent');
     t.index(['member_id']);
   });
+  await db.schema.createTable('sign_in_failures', (t) => {
+    t.bigIncrements('id');
+    /** The e-mail the attempt named, lower-cased; null for a reset request (it counts per address only). */
+    t.text('email');
+    t.text('ip').notNullable();
+    t.timestamp('at', { useTz: true }).notNullable().defaultTo(db.fn.now());
+    /** Set by a successful sign-in of this e-mail: the row then counts only for its address. */
+    t.boolean('account_cleared').notNullable().defaultTo(false);
+    t.index(['email', 'at']);
+    t.index(['ip', 'at']);
+    t.index(['at']);
+  });
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const table of ['sessions', 'member_links', 'members', 'accounts']) await db.schema.dropTable(table);
+  for (const table of ['sign_in_failures', 'sessions', 'member_links', 'members', 'accounts']) await db.schema.dropTable(table);
   await db.schema.alterTable('conversations', (t) => t.dropColumn('started_by'));
   await db.schema.alterTable('workspaces', (t) => t.dropColumn('sign_in_domains'));
   await db.raw('alter table api_keys drop constraint api_keys_role_check');

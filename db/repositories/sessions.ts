@@ -96,6 +96,12 @@ export class SessionsRepository {
     };
   }
 
+  /** A session's CSRF token and absolute expiry (for `GET /v1/session`), or undefined. */
+  async info({ id }: { id: string }): Promise<{ csrfToken: string; expiresAt: Date } | undefined> {
+    const row = await this.db('sessions').where({ id }).first<{ csrf_token: string; expires_at: Date } | undefined>('csrf_token', 'expires_at');
+    return row ? { csrfToken: row.csrf_token, expiresAt: row.expires_at } : undefined;
+  }
+
   /** Signs one session out (idempotent). */
   async end({ id }: { id: string }, trx?: Knex.Transaction): Promise<void> {
     await (trx ?? this.db)('sessions').where({ id }).whereNull('ended_at').update({ ended_at: this.db.fn.now() });

@@ -113,6 +113,8 @@ describe('bad text on every route (property-based, fast-check)', function () {
     ids.caseId = 'smoke';
     // A well-formed eval run id: the path passes validation, so a bad query or body is what answers.
     ids.runId = 'evr_smoke';
+    // A well-formed member id: its path passes validation, so a bad body is what answers.
+    ids.memberId = 'mem_smoke';
   });
 
   /** Headers that get a request past authentication, so validation is what answers. */

@@ -152,6 +152,18 @@ describe('npm start (the embedded default)', function () {
     assert.ok(existsSync(path.join(repoRoot, 'examples', 'quick-start.ts')), 'the example it names exists');
   });
 
+  it("the banner's one-time sign-in link signs the dev workspace's owner in, once", async () => {
+    const link = /^ {2}Sign in {6}(\S+)$/m.exec(output)?.[1];
+    assert.ok(link, `a sign-in link is printed:\n${output}`);
+    assert.match(output, /as owner@localhost \(owner\)/);
+    const linkPath = new URL(link).pathname;
+    const used = await call<{ member: { email: string; role: string } }>(base(), 'POST', linkPath, { body: {} });
+    assert.equal(used.status, 200);
+    assert.deepEqual(used.body.member.email, 'owner@localhost');
+    assert.equal(used.body.member.role, 'owner');
+    assert.equal((await call(base(), 'POST', linkPath, { body: {} })).status, 400, 'the link works once');
+  });
+
   it('a request prints nothing by default: the banner stays on screen', async () => {
     const before = output.length;
     assert.equal((await call(base(), 'GET', '/v1/workspace', { apiKey: credentials().apiKey })).status, 200);
