@@ -5,8 +5,11 @@ import { setStateCookie, takeStateCookie } from '../oauth-cookie';
 import { OAUTH_PAGE_CSP, oauthResultPage } from '../oauth-page';
 import type { ApiRouter } from '../routing';
 
-/** What providers send back; other parameters (`scope`, `session_state`, …) are let through. */
-const callbackQuery = z
+/**
+ * What OAuth and OIDC providers send back to a callback (this one and members' OIDC sign-in,
+ * api/routes/oidc.ts); other parameters (`scope`, `session_state`, …) are let through.
+ */
+export const callbackQuery = z
   .object({
     state: z.string().max(512).optional(),
     code: z.string().max(4096).optional(),

@@ -4,6 +4,7 @@ import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domain
 import { publicTokenContext } from '../../domain/public-token';
 import { visitorSecretContext } from '../../domain/visitor-identity';
 import { webhookSealContexts } from '../../domain/webhooks';
+import { oidcSignInSealContext } from './oidc-sign-ins';
 
 /**
  * Every column that holds a value sealed under SECRETS_KEY (domain/secret-box.ts), with the
@@ -38,6 +39,10 @@ export const sealedColumns: readonly SealedColumn[] = [
   {
     name: 'oauth_states.code_verifier', table: 'oauth_states', column: 'code_verifier', key: ['state_hash'], reads: ownerColumns,
     context: (r) => sealContext('oauth-verifier', r.owner_kind as OwnerKind, r.owner_id ?? '', r.state_hash ?? ''),
+  },
+  {
+    name: 'oidc_sign_ins.secrets', table: 'oidc_sign_ins', column: 'secrets', key: ['state_hash'], reads: [],
+    context: (r) => oidcSignInSealContext(r.state_hash ?? ''),
   },
   {
     name: 'agents.public_token_sealed', table: 'agents', column: 'public_token_sealed', key: ['id'], reads: [],

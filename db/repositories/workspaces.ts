@@ -10,10 +10,11 @@ interface WorkspaceRow {
   credits: number;
   created_at: Date;
   diagnostics_allowed: boolean;
+  sign_in_domains: string[];
 }
 
 function toWorkspace(row: WorkspaceRow): Workspace {
-  return { id: row.id, name: row.name, credits: row.credits, createdAt: iso(row.created_at) };
+  return { id: row.id, name: row.name, credits: row.credits, createdAt: iso(row.created_at), signInDomains: row.sign_in_domains };
 }
 
 /** Typed queries on `workspaces` and their `credit_debits`. Every method takes one object and an optional transaction. */
@@ -67,6 +68,18 @@ export class WorkspacesRepository {
   async setDiagnosticsAllowed({ id, allowed }: { id: string; allowed: boolean }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
     const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces').where({ id }).update({ diagnostics_allowed: allowed }).returning('*');
     return row ? toWorkspace(row) : undefined;
+  }
+
+  /** The e-mail domains whose verified addresses may join by OIDC as viewers (docs/security.md); undefined when no such workspace. */
+  async setSignInDomains({ id, domains }: { id: string; domains: string[] }, trx?: Knex.Transaction): Promise<Workspace | undefined> {
+    const [row] = await (trx ?? this.db)<WorkspaceRow>('workspaces').where({ id }).update({ sign_in_domains: domains }).returning('*');
+    return row ? toWorkspace(row) : undefined;
+  }
+
+  /** The workspaces that allow sign-in by OIDC from an e-mail domain (exactly that domain, lower-case), oldest first. */
+  async allowingSignInDomain({ domain }: { domain: string }, trx?: Knex.Transaction): Promise<string[]> {
+    const rows = await (trx ?? this.db)<WorkspaceRow>('workspaces').whereRaw('? = any(sign_in_domains)', [domain]).orderBy('created_at').orderBy('id').select('id');
+    return rows.map((r) => r.id);
   }
 
   async diagnosticsAllowed({ id }: { id: string }): Promise<boolean> {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Service } from '../../sdk/src';
 import { createDb } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
+import { oidcSignInSealContext } from '../../db/repositories/oidc-sign-ins';
 import { sealedColumns } from '../../db/repositories/sealed-values';
 import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domains';
 import { randomToken } from '../../domain/ids';
@@ -108,6 +109,8 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
       stateHash, workspaceId: workspace.id, owner: { kind: 'agent', id: created.id }, endUserId: null, provider: 'gmail',
       codeVerifier: oldBox.seal('verifier', sealContext('oauth-verifier', 'agent', created.id, stateHash)), expiresAt: new Date(Date.now() + 600_000),
     });
+    // A pending OIDC sign-in's secrets, under the same state hash (a row of another table).
+    await api.repos.oidcSignIns.create({ stateHash, secrets: oldBox.seal('{}', oidcSignInSealContext(stateHash)), workspaceId: null, returnTo: '/console', expiresAt: new Date(Date.now() + 600_000) });
 
     // A custom domain's TLS key and an ACME account key, sealed as the domain workflow seals them.
     const domain = `${created.id.replace(/_/g, '-')}.example.com`;
