@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { createApprovalActivities } from './approvals';
@@ -5,6 +6,7 @@ import { recordingAttempts } from './attempt-record';
 import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createDomainActivities, type DomainDeps } from './domains';
+import { createEndUserErasureActivities } from './end-user-erasure';
 import { createEvalGateActivities } from './eval-gate';
 import { createEvalRunActivities } from './eval-run';
 import { createKnowledgeIndexActivities } from './knowledge-index';
@@ -46,6 +48,8 @@ export interface ActivityDeps {
   deploy: Omit<DeployDeps, 'repos' | 'resolveModel'>;
   /** What custom domains need: the resolver, the agents domain, the ACME issuer. */
   domains: Omit<DomainDeps, 'repos' | 'box'>;
+  /** `END_USER_ERASURE_BATCH`: turns an end user's erasure removes per batch. */
+  erasureBatch: number;
 }
 
 /** Custom domains' steps; issuance is recorded like the other long calls, so a dead worker's order is retried at once. */
@@ -83,6 +87,12 @@ export function createActivities(deps: ActivityDeps) {
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
     ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
     ...domainActivities(deps),
+    // The executions to delete are in the namespace of the erasure's own workflow, reached with its activity's client.
+    ...createEndUserErasureActivities({
+      repos: deps.repos,
+      batchSize: deps.erasureBatch,
+      temporal: () => ({ client: Context.current().client, namespace: Context.current().info.namespace }),
+    }),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

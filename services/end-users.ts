@@ -1,9 +1,18 @@
+import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import { endUserOwner } from '../db/repositories/credentials';
+import { toErasure } from '../db/repositories/end-user-erasures';
 import type { AgentConversation } from '../domain/conversation';
 import type { ConnectionStatus, CredentialsInput } from '../domain/credentials';
+import type { EndUserExport, Erasure } from '../domain/end-user-erasure';
+import { erasureWorkflowId } from '../domain/erasure-runs';
+import { AppError } from '../domain/errors';
+import type { UrlSigningKeys } from '../domain/signed-url';
+import type { eraseEndUserWorkflow } from '../workflows/end-user-erasure';
+import { WorkspaceIdKey } from '../workflows/search-attributes';
 import type { ConversationsService } from './conversations';
 import type { CredentialsService } from './credentials';
+import { exportDocument } from './end-user-export';
 import type { OAuthService } from './oauth';
 
 interface EndUsersDeps {
@@ -11,6 +20,11 @@ interface EndUsersDeps {
   conversations: ConversationsService;
   credentials: CredentialsService;
   oauth: OAuthService;
+  temporal: Client;
+  /** Where erasures run (the ops task queue). */
+  opsQueue: string;
+  /** Signs the export's file links. */
+  signingKey: UrlSigningKeys;
 }
 
 /**
@@ -59,6 +73,40 @@ export class EndUsersService {
   authorize(workspaceId: string, endUserId: string, provider: string): Promise<{ url: string }> {
     const p = this.deps.oauth.provider(provider, 'endUser.attach(connection)');
     return this.deps.oauth.begin({ workspaceId, owner: endUserOwner(workspaceId, endUserId), endUserId, provider: p });
+  }
+
+  /** `endUser.export()`: everything stored about the end user, files as links under `origin` (docs/security.md). */
+  async export(workspaceId: string, endUserId: string, origin: string): Promise<EndUserExport> {
+    const rows = await this.deps.repos.endUserData.rows({ workspaceId, endUserId });
+    return exportDocument({ workspaceId, endUserId, rows, signingKey: this.deps.signingKey, origin });
+  }
+
+  /**
+   * `endUser.erase()`: starts (or, while one runs, joins) the erasure of everything stored about
+   * the end user. The workflow's input is the erasure id alone; a start that fails leaves the row
+   * running, and a later DELETE starts its workflow again (same id, so never twice at once).
+   */
+  async erase(workspaceId: string, endUserId: string): Promise<Erasure> {
+    const { row } = await this.deps.repos.endUserErasures.start({ workspaceId, endUserId });
+    try {
+      await this.deps.temporal.workflow.start<typeof eraseEndUserWorkflow>('eraseEndUserWorkflow', {
+        workflowId: erasureWorkflowId(row.id),
+        taskQueue: this.deps.opsQueue,
+        args: [{ erasureId: row.id }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        typedSearchAttributes: [{ key: WorkspaceIdKey, value: workspaceId }],
+      });
+    } catch (e) {
+      throw new AppError('temporal_unavailable', 'the erasure could not be started; ask again shortly (the same erasure goes on)', undefined, { cause: e });
+    }
+    return toErasure(row);
+  }
+
+  /** An erasure of this workspace, as it stands. */
+  async erasure(workspaceId: string, erasureId: string): Promise<Erasure> {
+    const row = await this.deps.repos.endUserErasures.get({ workspaceId, erasureId });
+    if (!row) throw new AppError('erasure_not_found', 'no such erasure');
+    return toErasure(row);
   }
 
   /** `endUser.disconnect(provider)`: forgets the end user's connection, revoking it at the provider when possible. */

@@ -59,6 +59,7 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     spans,
     tokens: new TokenCounter(),
     maxRunningTurns: config.WORKSPACE_RUNNING_TURNS_MAX,
+    erasureBatch: config.END_USER_ERASURE_BATCH,
     historyBudget: {
       tokens: { standard: config.HISTORY_TOKENS_STANDARD, premium: config.HISTORY_TOKENS_PREMIUM },
       maxImageBytes: config.HISTORY_IMAGE_BYTES,

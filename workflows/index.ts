@@ -1,6 +1,7 @@
 // Every workflow the workers register. Deterministic code only: no I/O, no Node built-ins.
 export { promoteWorkflow, testExpiryWorkflow } from './deploy';
 export { domainWorkflow } from './domain';
+export { eraseEndUserWorkflow } from './end-user-erasure';
 export { evalRunWorkflow } from './eval-run';
 export { knowledgeIndexWorkflow } from './knowledge-index';
 export { projectTurnWorkflow } from './project-turn';

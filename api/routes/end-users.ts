@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { authorizeBodySchema, credentialsBodySchema } from '../../domain/credentials';
+import { endUserExportSchema, erasureSchema } from '../../domain/end-user-erasure';
 import type { EndUsersService } from '../../services/end-users';
 import { workspaceOf } from '../context';
 import { type ApiRouter, listOf } from '../routing';
+import { linkOrigin } from './conversation-files';
 import { conversationList } from './conversations';
 import { authorizeAnswer, statusList } from './credentials';
 
@@ -13,9 +15,45 @@ const endUserParam = z.object({
   endUserId: z.string().min(1).max(200).refine((v) => !controlChars.test(v) && v.trim() !== '', 'must be non-empty text without control characters'),
 });
 const providerParams = endUserParam.extend({ provider: z.string().min(1).max(64) });
+const erasureParam = z.object({ erasureId: z.string().min(1).max(100) });
 
 /** `ws.endUser(id)`: an end user's conversations and the conversation-scope values that belong to them. */
-export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService): void {
+export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService, publicBaseURL: string | undefined): void {
+  // Before the `/:endUserId/…` routes: `erasures/<id>` is an erasure, not an end user's `<id>` route.
+  r.add(
+    {
+      method: 'get', path: '/v1/end-users/erasures/:erasureId', operationId: 'getErasure', tag: 'End users', role: 'owner',
+      summary: 'An erasure as it stands: `running` with the counts so far, then `done`',
+      params: erasureParam,
+      response: { status: 200, description: 'The erasure', schema: erasureSchema },
+      errors: ['erasure_not_found'],
+    },
+    (ctx, { params }) => endUsers.erasure(workspaceOf(ctx), params.erasureId),
+  );
+  r.add(
+    {
+      method: 'get', path: '/v1/end-users/:endUserId/export', operationId: 'exportEndUser', tag: 'End users', role: 'owner',
+      summary: 'Everything stored about the end user as one JSON document: conversations with messages and turn events, files as signed links, secret and connection names (never values), approvals',
+      params: endUserParam,
+      response: { status: 200, description: 'The export', schema: endUserExportSchema },
+    },
+    (ctx, { params }) => endUsers.export(workspaceOf(ctx), params.endUserId, linkOrigin(ctx, publicBaseURL)),
+  );
+  r.add(
+    {
+      method: 'delete', path: '/v1/end-users/:endUserId', operationId: 'eraseEndUser', tag: 'End users', role: 'owner',
+      summary:
+        "Erase everything stored about the end user (conversations, messages, turn events and the turns' workflow histories, files, stored values, consent links, approvals) in a durable workflow; while one runs, the same erasure is answered. Follow it with getErasure",
+      params: endUserParam,
+      response: { status: 202, description: 'The erasure, `running` (or already `done`)', schema: erasureSchema },
+      errors: ['temporal_unavailable'],
+    },
+    async (ctx, { params }) => {
+      const erasure = await endUsers.erase(workspaceOf(ctx), params.endUserId);
+      ctx.state.audit = { ...ctx.state.audit, targets: { erasureId: erasure.id } };
+      return erasure;
+    },
+  );
   r.add(
     {
       method: 'get', path: '/v1/end-users/:endUserId/conversations', operationId: 'listEndUserConversations', tag: 'End users', role: 'reviewer',

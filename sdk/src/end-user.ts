@@ -5,6 +5,7 @@ import type { CallOptions } from './options.js';
 import { segment } from './paths.js';
 import type { AgentConversationRecord } from './types/conversation.js';
 import type { AttachInput, BindInput, ConnectionStatus } from './types/credentials.js';
+import type { EndUserErasure, EndUserExport } from './types/end-user.js';
 
 /**
  * `ws.endUser(id)`: an end user of your product, by your own id of them — the id
@@ -51,6 +52,30 @@ export class EndUserHandle {
   /** Supplies values that serve every conversation of the end user (`attach` form: a connection, a list of them, or `{ secrets }`). */
   async attach(input: AttachInput, options: CallOptions = {}): Promise<void> {
     await putCredentials(this.#http, this.#path(), attachBody(input), options.signal);
+  }
+
+  /**
+   * Everything the service stores about the end user, as one document: their conversations with
+   * messages and turn events, files as signed links, secret and connection names (never values),
+   * approvals (`GET /v1/end-users/:id/export`; owner keys only).
+   */
+  export(options: CallOptions = {}): Promise<EndUserExport> {
+    return this.#http.request<EndUserExport>('GET', `${this.#path()}/export`, { signal: options.signal });
+  }
+
+  /**
+   * Starts erasing everything the service stores about the end user, their turns' workflow
+   * histories included (`DELETE /v1/end-users/:id`; owner keys only). Resolves with the erasure,
+   * usually `running`: follow it with `ws.endUser(id).erasure(erasureId)` until `done`. Asking
+   * again while it runs answers the same erasure.
+   */
+  erase(options: CallOptions = {}): Promise<EndUserErasure> {
+    return this.#http.request<EndUserErasure>('DELETE', this.#path(), { signal: options.signal });
+  }
+
+  /** An erasure as it stands (`GET /v1/end-users/erasures/:erasureId`): `running` with the counts so far, then `done`. */
+  erasure(erasureId: string, options: CallOptions = {}): Promise<EndUserErasure> {
+    return this.#http.request<EndUserErasure>('GET', `/v1/end-users/erasures/${segment(erasureId, 'erasureId')}`, { signal: options.signal });
   }
 
   /** Forgets the end user's connection; the service revokes it at the provider when it can. */

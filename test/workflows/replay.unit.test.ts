@@ -19,6 +19,7 @@ const WORKFLOW_TYPES = [
   'testExpiryWorkflow',
   'promoteWorkflow',
   'domainWorkflow',
+  'eraseEndUserWorkflow',
   'evalRunWorkflow',
   'knowledgeIndexWorkflow',
 ];
