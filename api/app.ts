@@ -26,6 +26,7 @@ import { EvalCasesService } from '../services/eval-cases';
 import { EvalRunsService } from '../services/eval-runs';
 import { VisitorIdentityService } from '../services/visitor-identity';
 import { TurnCancellation } from '../services/turn-cancel';
+import { ConversationAccess } from '../services/conversation-access';
 import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
 import { CustomDomainsService } from '../services/custom-domains';
@@ -46,12 +47,15 @@ import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { agentRoutes } from './routes/agents';
 import { approvalRoutes } from './routes/approvals';
+import { auditRoutes } from './routes/audit';
 import { codecRoutes } from './routes/codec';
 import { conversationFileRoutes } from './routes/conversation-files';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
 import { endUserRoutes } from './routes/end-users';
 import { oauthRoutes } from './routes/oauth';
+import { oidcRoutes } from './routes/oidc';
+import { OIDC_CALLBACK_PATH, OidcSignInService, oidcSettings } from '../services/oidc-sign-in';
 import { deploymentRoutes } from './routes/deployments';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { domainRoutes } from './routes/domains';
@@ -68,6 +72,8 @@ import { publicRoutes } from './routes/public';
 import { visitorIdentityRoutes } from './routes/visitor-identity';
 import { webhookRoutes } from './routes/webhooks';
 import { workspaceRoutes } from './routes/workspace';
+import { keyRoutes } from './routes/keys';
+import { peopleRoutes } from './routes/people';
 import { ApiRouter } from './routing';
 import { Keepalives } from './sse/keepalives';
 
@@ -116,6 +122,9 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   const agents = new AgentsService({ ...deps, schedules, webhooks });
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
+  auditRoutes(r, deps);
+  keyRoutes(r, deps);
+  peopleRoutes(r, deps);
   diagnosticsRoutes(r, deps, limits);
   agentRoutes(r, agents);
   creditCapRoutes(r, new CreditCapsService({ repos: deps.repos }));
@@ -186,7 +195,7 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
     opened: () => deps.metrics.streamOpened(),
   };
-  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation });
+  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation, access: new ConversationAccess(deps.db) });
   const approvals = new ApprovalsService({ repos: deps.repos, temporal: deps.temporal });
   approvalRoutes(r, approvals);
   const oauth = new OAuthService({
@@ -201,7 +210,19 @@ function createRoutes(deps: ApiDeps, directory: DomainDirectory, limits: Limits)
   const credentials = new CredentialsService({ db: deps.db, repos: deps.repos, box, oauth });
   credentialRoutes(r, credentials);
   oauthRoutes(r, oauth, deps.config.oauthRedirectURI, deps.config.OAUTH_STATE_TTL_SECONDS);
-  endUserRoutes(r, new EndUsersService({ repos: deps.repos, conversations, credentials, oauth }));
+  const oidcRedirectUri = `${deps.config.baseURL}${OIDC_CALLBACK_PATH}`;
+  oidcRoutes(r, {
+    oidc: new OidcSignInService({ db: deps.db, repos: deps.repos, box, settings: oidcSettings(deps.config), redirectUri: oidcRedirectUri, logger: deps.logger }),
+    session: { repos: deps.repos, config: deps.config },
+    audit: deps.repos.audit,
+    redirectUri: oidcRedirectUri,
+    baseURL: deps.config.baseURL,
+  });
+  endUserRoutes(
+    r,
+    new EndUsersService({ repos: deps.repos, conversations, credentials, oauth, temporal: deps.temporal, opsQueue: deps.config.taskQueues.ops, signingKey: signingKey(deps.config) }),
+    deps.config.PUBLIC_BASE_URL,
+  );
   deploymentRoutes(
     r,
     new DeploymentsService({

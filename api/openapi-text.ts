@@ -21,6 +21,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'End users': "End users of your product, by your own id: their conversations and the credentials that serve all of them.",
   Deployments: 'Publishing a freelancer agent: a test URL for a version, production deploys with a health check, rollback, and the publishable token of public chat.',
   Domains: 'Custom domains for published agents, with certificates issued automatically.',
+  Audit: "The workspace's audit log, for owners: who changed what, when and from where; as pages or as JSON lines.",
+  Members: "The workspace's members and their roles (owner, builder, reviewer, viewer), invites by one-time link, and reset links.",
+  'Sign-in': 'Signing in as a member (password, one-time links, an identity provider), the session behind the `ha_session` cookie, and signing out.',
   Public: "What a published agent's hosted page and embed call, with the publishable token (`agt_pk_…`) instead of an API key.",
 };
 

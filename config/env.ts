@@ -249,6 +249,8 @@ export const envSchema = z.object({
   SMTP_URL: optionalText,
   SMTP_FROM: optionalText,
   AUDIT_RETENTION_DAYS: z.coerce.number({ error: 'a number of days' }).int('a whole number of days').min(1, 'at least 1').default(400),
+  /** Turns an end user's erasure removes per batch (one transaction each, their workflow executions deleted first; read by the worker). */
+  END_USER_ERASURE_BATCH: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(1000, 'at most 1000').default(50),
   /** Webhook triggers (docs/http-api.md: Webhooks): the largest inbound payload, requests per webhook per window, and outbound delivery retries. */
   WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number({ error: 'a number of bytes' }).int('a whole number').min(1, 'at least 1').default(262_144),
   WEBHOOK_PER_HOOK: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').default(120),
@@ -435,6 +437,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.PROXY_PROTOCOL === 'https' && e.HTTPS_PORT === undefined) {
     throw new ConfigError('PROXY_PROTOCOL', 'https needs HTTPS_PORT (the listener that expects the header)');
+  }
+  const oidc = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET };
+  const oidcMissing = Object.entries(oidc).find(([, value]) => value === undefined)?.[0];
+  if (oidcMissing && Object.values(oidc).some((value) => value !== undefined)) {
+    throw new ConfigError(oidcMissing, 'set together with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (sign-in with an identity provider needs all three; unset all three to turn it off)');
   }
   const models = resolveModelSpecs(e);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;

@@ -22,6 +22,7 @@ export const errorCodes = {
   email_mismatch: { status: 403, doc: "The identity provider's verified e-mail is not the one the invite was sent to, or is not verified." },
   not_a_member: { status: 403, doc: "The verified e-mail is not a member of this workspace (nor of an allowed sign-in domain)." },
   oidc_not_configured: { status: 400, doc: "Sign-in with an identity provider is off on this server: the operator sets `OIDC_ISSUER`, `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET`." },
+  oidc_failed: { status: 401, doc: "Sign-in with the identity provider did not complete: it could not be reached, it answered with an error (the person declined), or its answer did not check out (the code, or the ID token's signature, issuer, audience, expiry or nonce). Nobody was signed in; start again." },
   member_not_found: { status: 404, doc: "No such member of this workspace." },
   key_not_found: { status: 404, doc: "No such API key in this workspace." },
   last_owner: { status: 409, doc: "The workspace must keep at least one owner: make another member owner before removing or demoting this one." },

@@ -3,22 +3,29 @@ import { AgentsRepository } from './agents';
 import { AllowedOriginsRepository } from './allowed-origins';
 import { ApprovalsRepository } from './approvals';
 import { ApiKeysRepository } from './api-keys';
+import { AuditRepository } from './audit';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
 import { CreditsRepository } from './credits';
 import { CustomDomainsRepository } from './custom-domains';
 import { DeploymentsRepository } from './deployments';
+import { EndUserDataRepository } from './end-user-data';
+import { EndUserErasuresRepository } from './end-user-erasures';
 import { EvalCasesRepository } from './eval-cases';
 import { EvalRunsRepository } from './eval-runs';
 import { FilesRepository } from './files';
 import { JudgeCallsRepository } from './judge-calls';
 import { KnowledgeChunksRepository } from './knowledge-chunks';
 import { LeasesRepository } from './leases';
+import { MemberLinksRepository } from './member-links';
+import { MembersRepository } from './members';
 import { OAuthStatesRepository } from './oauth-states';
+import { OidcSignInsRepository } from './oidc-sign-ins';
 import { ProbesRepository } from './probes';
 import { ProjectsRepository } from './projects';
 import { SealedValuesRepository } from './sealed-values';
 import { SessionsRepository } from './sessions';
+import { SignInFailuresRepository } from './sign-in-failures';
 import { StepUsageRepository } from './step-usage';
 import { TurnsRepository } from './turns';
 import { VisitorIdentitiesRepository } from './visitor-identities';
@@ -44,6 +51,7 @@ export function createRepositories(db: Db) {
     deployments: new DeploymentsRepository(db),
     workerLiveness: new WorkerLivenessRepository(db),
     oauthStates: new OAuthStatesRepository(db),
+    oidcSignIns: new OidcSignInsRepository(db),
     sealedValues: new SealedValuesRepository(db),
     webhooks: new WebhooksRepository(db),
     leases: new LeasesRepository(db),
@@ -54,7 +62,13 @@ export function createRepositories(db: Db) {
     judgeCalls: new JudgeCallsRepository(db),
     visitorIdentities: new VisitorIdentitiesRepository(db),
     approvals: new ApprovalsRepository(db),
+    endUserData: new EndUserDataRepository(db),
+    endUserErasures: new EndUserErasuresRepository(db),
     sessions: new SessionsRepository(db),
+    audit: new AuditRepository(db),
+    members: new MembersRepository(db),
+    memberLinks: new MemberLinksRepository(db),
+    signInFailures: new SignInFailuresRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

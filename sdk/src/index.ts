@@ -3,6 +3,7 @@ export { AgentsResource } from './agents.js';
 export { ApprovalHandle } from './approval.js';
 export { ApprovalsResource, type ListApprovalsOptions } from './approvals.js';
 export { attachmentFromBytes } from './attachments.js';
+export { type AuditFilters, AuditResource, type ListAuditOptions } from './audit.js';
 export {
   type AgentConversation,
   type AskOptions,
@@ -15,6 +16,8 @@ export { DomainsResource } from './domains.js';
 export { AgentEvalRuns } from './eval-runs.js';
 export { AgentEvals } from './evals.js';
 export { EndUserHandle } from './end-user.js';
+export { KeysResource } from './keys.js';
+export { MembersResource } from './members.js';
 export type { FileUrlOptions } from './file-urls.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';
@@ -81,11 +84,23 @@ export type {
   NotContainsCheck,
 } from './types/eval.js';
 export type { Approval, ApprovalDecision, ApprovalStatus } from './types/approval.js';
+export type { AuditActor, AuditEvent, AuditPage } from './types/audit.js';
+export type {
+  EndUserErasure,
+  EndUserExport,
+  EndUserExportConnection,
+  EndUserExportConversation,
+  EndUserExportFile,
+  EndUserExportSecret,
+  EndUserExportTurn,
+  ErasureCounts,
+} from './types/end-user.js';
 export type { FileEntry, FileIndex } from './types/file.js';
+export type { CreatedInvite, InviteInput, MemberInvite, ResetLink, WorkspaceMember } from './types/member.js';
 export type { CreateProjectFields, Member, ProjectRecord, UpdateProjectFields } from './types/project.js';
 export type { ChatTrigger, IntervalTrigger, ScheduleTrigger, Trigger, Webhook, WebhookTrigger } from './types/trigger.js';
 export type { Step, StepKind, TurnEvent } from './types/turn-event.js';
 export type { PublicIdentityMode, VisitorIdentity, VisitorSecret } from './types/visitor-identity.js';
-export type { Workspace } from './types/workspace.js';
+export type { ApiKey, CreatedApiKey, Workspace, WorkspaceRole, WorkspaceUpdate } from './types/workspace.js';
 export { signVisitorToken, type VisitorTokenInput } from './visitor-token.js';
 export { WorkspaceClient } from './workspace.js';

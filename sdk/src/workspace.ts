@@ -1,16 +1,19 @@
 import { AgentHandle } from './agent.js';
 import { ApprovalHandle } from './approval.js';
 import { ApprovalsResource } from './approvals.js';
+import { AuditResource } from './audit.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
 import { DomainsResource } from './domains.js';
 import { EndUserHandle } from './end-user.js';
+import { KeysResource } from './keys.js';
+import { MembersResource } from './members.js';
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import { ProjectHandle } from './project.js';
 import { ProjectsResource } from './projects.js';
 import { Turn } from './turn.js';
-import type { Workspace } from './types/workspace.js';
+import type { Workspace, WorkspaceUpdate } from './types/workspace.js';
 
 /**
  * Handle to the caller's workspace (the one the API key belongs to); what `new Service()` and
@@ -26,6 +29,12 @@ export class WorkspaceClient {
   readonly domains: DomainsResource;
   /** Tool calls waiting for (or settled by) a person's decision: `list({ status?, turnId? })`; one by id: `ws.approval(id)`. */
   readonly approvals: ApprovalsResource;
+  /** The audit log (owners only): `list({ actor?, action?, target?, since?, until?, cursor?, limit? })` a page at a time, `all(filters)` every row. */
+  readonly audit: AuditResource;
+  /** API keys with roles (owners only): `create({ name, role })` (the key shown once), `list`, `revoke`. */
+  readonly keys: KeysResource;
+  /** Members and roles: `list`, `invite({ email, role })` (a one-time link), `update(id, { role })`, `remove`, `resetLink`, `invites`, `revokeInvite`. */
+  readonly members: MembersResource;
 
   /** @internal Built by `Service`; not part of the public API. */
   constructor(protected readonly http: HttpClient) {
@@ -33,11 +42,19 @@ export class WorkspaceClient {
     this.projects = new ProjectsResource(http);
     this.domains = new DomainsResource(http);
     this.approvals = new ApprovalsResource(http);
+    this.audit = new AuditResource(http);
+    this.keys = new KeysResource(http);
+    this.members = new MembersResource(http);
   }
 
   /** Reads the workspace record (`GET /v1/workspace`). */
   get(options: CallOptions = {}): Promise<Workspace> {
     return this.http.request<Workspace>('GET', '/v1/workspace', { signal: options.signal, expect: 'object' });
+  }
+
+  /** Changes the workspace's settings (`PATCH /v1/workspace`, owners): e.g. `{ signInDomains: ['example.com'] }`. */
+  update(fields: WorkspaceUpdate, options: CallOptions = {}): Promise<Workspace> {
+    return this.http.request<Workspace>('PATCH', '/v1/workspace', { body: fields, signal: options.signal, expect: 'object' });
   }
 
   /** A handle to the agent `agentId`, e.g. an id stored earlier. Sends no request; the id is not checked until a call. */

@@ -5,13 +5,16 @@ import { z } from 'zod';
 import * as agentDomain from '../../domain/agent';
 import * as allowedOriginsDomain from '../../domain/allowed-origins';
 import * as approvalsDomain from '../../domain/approvals';
+import * as auditDomain from '../../domain/audit';
 import * as conversationDomain from '../../domain/conversation';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
 import * as customDomainsDomain from '../../domain/custom-domains';
+import * as endUserErasureDomain from '../../domain/end-user-erasure';
 import * as evalRunsDomain from '../../domain/eval-runs';
 import * as evalsDomain from '../../domain/evals';
 import * as filePathDomain from '../../domain/file-path';
+import * as memberDomain from '../../domain/member';
 import * as projectDomain from '../../domain/project';
 import * as projectConversationDomain from '../../domain/project-conversation';
 import * as publishingDomain from '../../domain/publishing';
@@ -20,6 +23,7 @@ import * as turnEventsDomain from '../../domain/turn-events';
 import * as visitorIdentityDomain from '../../domain/visitor-identity';
 import * as webhooksDomain from '../../domain/webhooks';
 import * as workspaceDomain from '../../domain/workspace';
+import * as rolesDomain from '../../domain/roles';
 import type * as sdk from '../../sdk/src';
 
 /**
@@ -90,6 +94,17 @@ const { agentSchema } = agentDomain;
 const rows: Record<string, z.ZodType> = {
   // The workspace.
   Workspace: same<sdk.Workspace, Out<typeof workspaceDomain.workspaceSchema>>(workspaceDomain.workspaceSchema),
+  WorkspaceUpdate: same<sdk.WorkspaceUpdate, In<typeof workspaceDomain.updateWorkspaceBodySchema>>(workspaceDomain.updateWorkspaceBodySchema),
+  ApiKey: same<sdk.ApiKey, Out<typeof workspaceDomain.apiKeySchema>>(workspaceDomain.apiKeySchema),
+  CreatedApiKey: same<sdk.CreatedApiKey, Out<typeof workspaceDomain.createdKeySchema>>(workspaceDomain.createdKeySchema),
+  WorkspaceRole: same<sdk.WorkspaceRole, Out<typeof rolesDomain.roleSchema>>(rolesDomain.roleSchema),
+
+  // Members and invites.
+  WorkspaceMember: same<sdk.WorkspaceMember, Out<typeof memberDomain.memberSchema>>(memberDomain.memberSchema),
+  MemberInvite: same<sdk.MemberInvite, Out<typeof memberDomain.inviteSchema>>(memberDomain.inviteSchema),
+  InviteInput: same<sdk.InviteInput, In<typeof memberDomain.inviteBodySchema>>(memberDomain.inviteBodySchema),
+  CreatedInvite: same<sdk.CreatedInvite, Out<typeof memberDomain.createdInviteSchema>>(memberDomain.createdInviteSchema),
+  ResetLink: same<sdk.ResetLink, Out<typeof memberDomain.resetLinkSchema>>(memberDomain.resetLinkSchema),
 
   // Agents, their parts and the fields of create and update.
   AgentRecord: same<sdk.AgentRecord, Out<typeof agentSchema>>(agentSchema),
@@ -166,6 +181,9 @@ const rows: Record<string, z.ZodType> = {
     approvalsDomain.listApprovalsQuerySchema,
   ),
 
+  // The audit log.
+  AuditEvent: same<sdk.AuditEvent, Out<typeof auditDomain.auditEventSchema>>(auditDomain.auditEventSchema),
+
   // Credentials (see ConnectionWire for the one intended difference).
   SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),
   ConnectionInput: same<ConnectionWire, In<typeof credentialsDomain.connectionInputSchema>>(credentialsDomain.connectionInputSchema),
@@ -173,6 +191,16 @@ const rows: Record<string, z.ZodType> = {
     credentialsDomain.credentialsBodySchema,
   ),
   ConnectionStatus: same<sdk.ConnectionStatus, Out<typeof credentialsDomain.connectionStatusSchema>>(credentialsDomain.connectionStatusSchema),
+
+  // An end user's data: the export and the erasure.
+  EndUserExport: same<sdk.EndUserExport, Out<typeof endUserErasureDomain.endUserExportSchema>>(endUserErasureDomain.endUserExportSchema),
+  EndUserExportConversation: same<sdk.EndUserExportConversation, Out<typeof endUserErasureDomain.exportConversationSchema>>(endUserErasureDomain.exportConversationSchema),
+  EndUserExportTurn: same<sdk.EndUserExportTurn, Out<typeof endUserErasureDomain.exportTurnSchema>>(endUserErasureDomain.exportTurnSchema),
+  EndUserExportFile: same<sdk.EndUserExportFile, Out<typeof endUserErasureDomain.exportFileSchema>>(endUserErasureDomain.exportFileSchema),
+  EndUserExportSecret: same<sdk.EndUserExportSecret, Out<typeof endUserErasureDomain.exportSecretSchema>>(endUserErasureDomain.exportSecretSchema),
+  EndUserExportConnection: same<sdk.EndUserExportConnection, Out<typeof endUserErasureDomain.exportConnectionSchema>>(endUserErasureDomain.exportConnectionSchema),
+  EndUserErasure: same<sdk.EndUserErasure, Out<typeof endUserErasureDomain.erasureSchema>>(endUserErasureDomain.erasureSchema),
+  ErasureCounts: same<sdk.ErasureCounts, Out<typeof endUserErasureDomain.erasureCountsSchema>>(endUserErasureDomain.erasureCountsSchema),
 
   // Custom domains.
   CustomDomain: same<sdk.CustomDomain, Out<typeof customDomainsDomain.customDomainSchema>>(customDomainsDomain.customDomainSchema),
@@ -217,6 +245,8 @@ const notCompared: Record<string, string> = {
   DomainStatus: 'the `status` field of CustomDomain (compared within it)',
   AttachInput: 'the shapes attach() accepts; the SDK turns each into the BindInput body (compared)',
   EvalToolCall: 'an item of EvalCaseResult.toolCalls (compared within it)',
+  AuditActor: 'the `actor` field of AuditEvent (compared within it)',
+  AuditPage: 'the answer `{ data: AuditEvent[], nextCursor }` of GET /v1/audit, built by the route from AuditEvent (compared)',
   EvalCheckOutcome: 'an item of EvalCaseResult.checks (compared within it)',
   EvalCaseStatus: 'the `status` field of EvalCaseResult (compared within it)',
   EvalRunSummary: 'the `summary` field of EvalRun (compared within it)',
@@ -241,7 +271,7 @@ const serverOnly: Record<string, string> = {
   publicVisitorQuerySchema: 'public chat, used by the hosted page and the embed, not by the SDK',
   publicAgentSchema: 'public chat, used by the hosted page and the embed, not by the SDK',
   agentByTokenSchema: 'public chat, used by the embed, not by the SDK',
-  apiKeySchema: 'API keys are managed by the operator CLI, not through the API',
+  createKeyBodySchema: 'the body `{ name, role }` keys.create sends as given',
   workspaceNameSchema: 'operator CLI input',
   creditAmountSchema: 'operator CLI input',
   parameterValue: 'one value of `parameters` in StartConversationOptions and StartProjectConversationOptions (compared within them)',
@@ -260,6 +290,16 @@ const serverOnly: Record<string, string> = {
   turnErrorCodeSchema: "the `code` of a turn's error event and EvalCaseResult's `errorCode` (compared within TurnEvent and EvalCaseResult)",
   evalRunStartSchema: 'the body `{ versionId, cases? }` of agent.evals.run, sent as given',
   approvalIdParam: 'the `:approvalId` path parameter of `ws.approval(id)`',
+  auditFiltersSchema: 'the query of ws.audit.all and GET /v1/audit/export; the SDK also takes Date for `since`/`until` (AuditFilters)',
+  listAuditQuerySchema: 'the query of ws.audit.list (ListAuditOptions: the filters, `cursor` and `limit`)',
+  emailSchema: 'an e-mail address inside the member bodies (a string in the SDK)',
+  updateMemberBodySchema: 'the body `{ role }` members.update builds from its argument',
+  passwordSignInBodySchema: 'password sign-in is for browsers (the console), not for the SDK, which uses API keys',
+  signedInSchema: 'what the sign-in routes answer a browser; the SDK uses API keys',
+  sessionInfoSchema: 'GET /v1/session, for the console (a signed-in browser); the SDK uses API keys',
+  passwordResetRequestBodySchema: 'a person asks for their own reset link from the sign-in page, not through the SDK',
+  changePasswordBodySchema: "a signed-in person's own password, set from the console, not through the SDK",
+  useLinkBodySchema: "the body of a one-time link's form, sent by the link's page",
   publicApprovalDecisionSchema: "a visitor's decision on the public route, sent by the hosted page and the embed, not by the SDK",
 };
 
@@ -267,13 +307,16 @@ const domainModules = {
   agent: agentDomain,
   'allowed-origins': allowedOriginsDomain,
   approvals: approvalsDomain,
+  audit: auditDomain,
   conversation: conversationDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,
   'custom-domains': customDomainsDomain,
+  'end-user-erasure': endUserErasureDomain,
   evals: evalsDomain,
   'eval-runs': evalRunsDomain,
   'file-path': filePathDomain,
+  member: memberDomain,
   project: projectDomain,
   'project-conversation': projectConversationDomain,
   publishing: publishingDomain,

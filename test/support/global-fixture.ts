@@ -84,6 +84,8 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
     // Every test calls from 127.0.0.1, and many use revoked or unknown credentials on purpose; the
     // per-address failure limit is tested with its own value (refuse-before-work.test.ts).
     AUTH_FAILURES_PER_ADDRESS: '1000000',
+    // Failed sign-ins of every file count together for 15 minutes; the limit is tested with its own value (password-sign-in.test.ts).
+    SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000000',
   });
   const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
   await migrateLatest(db);

@@ -28,6 +28,7 @@ export function isolatedEnv(extra: Record<string, string>): Record<string, strin
     MODEL_PREMIUM: 'local:offline',
     // As the fixture's: every test calls from one address (global-fixture.ts).
     AUTH_FAILURES_PER_ADDRESS: '1000000',
+    SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000000',
     ...extra,
   };
 }
