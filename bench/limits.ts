@@ -1,3 +1,5 @@
+// Over 300 lines: one bench script with its own isolated stack, load phases and report, read top
+// to bottom as the figures of bench/README.md are produced.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import os from 'node:os';

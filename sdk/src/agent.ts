@@ -1,3 +1,5 @@
+// Over 300 lines: the agent handle is one public class, every method of `ws.agent(id)` with the
+// doc comment its users read in their editor; each method is a few lines over the HTTP client.
 import { type AgentConversation, ConversationHandle, toConversation } from './conversation.js';
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
 import { AgentEvalRuns } from './eval-runs.js';
