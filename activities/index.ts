@@ -3,6 +3,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import { createApprovalActivities } from './approvals';
 import { recordingAttempts } from './attempt-record';
+import { mergeActivities } from './merge';
 import { createDelegationActivities } from './delegation';
 import { createDeployActivities, type DeployDeps } from './deploy';
 import { createDomainActivities, type DomainDeps } from './domains';
@@ -62,20 +63,19 @@ function domainActivities(deps: ActivityDeps) {
 export function createActivities(deps: ActivityDeps) {
   const turn = createTurnActivities(deps);
   const toolCall = createToolCallActivities(deps);
-  return {
-    ...createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
-    ...turn,
-    ...toolCall,
+  return mergeActivities(
+    createProbeActivities({ probes: deps.repos.probes, workerIdentity: deps.workerIdentity }),
+    turn,
     // The long ones: if this worker dies mid-call, a live worker fails the attempt at once
     // (a model step records its attempts in its own first and last statements).
-    runTool: recordingAttempts(deps, toolCall.runTool),
-    ...createApprovalActivities({ db: deps.db, repos: deps.repos, credentials: deps.deploy.credentials }),
-    ...createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
-    ...createUnstartedTurnActivities({ db: deps.db, repos: deps.repos }),
-    ...createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
-    ...createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
-    ...createEvalGateActivities({ repos: deps.repos }),
-    ...createEvalRunActivities({
+    { ...toolCall, runTool: recordingAttempts(deps, toolCall.runTool) },
+    createApprovalActivities({ db: deps.db, repos: deps.repos, credentials: deps.deploy.credentials }),
+    createTriggerRunActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
+    createUnstartedTurnActivities({ db: deps.db, repos: deps.repos }),
+    createDelegationActivities({ db: deps.db, repos: deps.repos, maxRunningTurns: deps.maxRunningTurns }),
+    createDeployActivities({ repos: deps.repos, resolveModel: deps.resolveModel, ...deps.deploy }),
+    createEvalGateActivities({ repos: deps.repos }),
+    createEvalRunActivities({
       db: deps.db,
       repos: deps.repos,
       resolveModel: deps.resolveModel,
@@ -83,16 +83,16 @@ export function createActivities(deps: ActivityDeps) {
       tokens: deps.tokens,
       maxRunningTurns: deps.maxRunningTurns,
     }),
-    ...createKnowledgeIndexActivities({ repos: deps.repos, embedder: deps.embedder, creditsPer1kEmbeddingTokens: deps.creditsPer1kEmbeddingTokens ?? 0 }),
+    createKnowledgeIndexActivities({ repos: deps.repos, embedder: deps.embedder, creditsPer1kEmbeddingTokens: deps.creditsPer1kEmbeddingTokens ?? 0 }),
     // Deliveries use the deployments' outbound-safe fetch and secret box: one of each per worker.
-    ...createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
-    ...domainActivities(deps),
+    createWebhookDeliveryActivities({ repos: deps.repos, box: deps.deploy.box, fetch: deps.deploy.fetch, timeoutMs: 10_000 }),
+    domainActivities(deps),
     // The executions to delete are in the namespace of the erasure's own workflow, reached with its activity's client.
-    ...createEndUserErasureActivities({
+    createEndUserErasureActivities({
       repos: deps.repos,
       batchSize: deps.erasureBatch,
       temporal: () => ({ client: Context.current().client, namespace: Context.current().info.namespace }),
     }),
-  };
+  );
 }
 export type Activities = ReturnType<typeof createActivities>;
