@@ -31,7 +31,7 @@ describe("end users' data: export and erasure", function () {
     const created = await api.newWorkspace({ credits: 1000 });
     apiKey = created.apiKey;
     ws = new Service({ apiKey, baseURL: api.baseURL });
-    const agent = await freelancer(api.baseURL, apiKey, { name: 'Front Desk' });
+    const agent = await freelancer(api.baseURL, apiKey, { name: 'Erasure Desk' });
     const [v1] = await agent.versionIds();
     assert.equal((await call(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey, body: { versionId: v1!.id } })).status, 200);
     const token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agent.agentId}/public-token`, { apiKey })).body.token;
