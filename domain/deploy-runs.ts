@@ -38,6 +38,11 @@ export interface TestExpiryInput {
 
 /** Failure types of the promotion workflow (ApplicationFailure.type). */
 export const DEPLOY_CHECK_FAILED = 'deploy_check_failed';
+/**
+ * Which check refused a promotion: the second detail of its `deploy_check_failed` failure (the
+ * first is the list of problems). Runs started before it was recorded carry none.
+ */
+export type DeployCheck = 'health_check' | 'eval_gate';
 /** The agent or version to deploy was deleted: the same failure type as a turn's. */
 export const DEPLOY_AGENT_GONE = TurnFailure.agentGone;
 

@@ -6,6 +6,7 @@ import { iso } from '../db/rows';
 import {
   DEPLOY_AGENT_GONE,
   DEPLOY_CHECK_FAILED,
+  type DeployCheck,
   type PromoteInput,
   promoteWorkflowId,
   testExpiryWorkflowId,
@@ -179,13 +180,25 @@ export class DeploymentsService {
 
 const notDeployed = () => new AppError('agent_not_deployed', 'the agent has no public token before its first deploy to production');
 
+/** The head of a refusal's message, by the check that refused (unknown: a run recorded before it was said). */
+const REFUSED_BY: Record<DeployCheck | 'unknown', string> = {
+  health_check: 'the version failed its health check',
+  eval_gate: 'the version passed its health check but failed its eval gate',
+  unknown: 'the version failed its health check or its eval gate',
+};
+
+const refusingCheck = (failure: ApplicationFailure): DeployCheck | 'unknown' => {
+  const check: unknown = failure.details?.[1];
+  return check === 'health_check' || check === 'eval_gate' ? check : 'unknown';
+};
+
 /** A failed run as the caller's error: the check's findings, a vanished agent, or the engine. */
 function promotionError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (err instanceof WorkflowFailedError) {
     const cause = err.cause instanceof ApplicationFailure ? err.cause : err.cause?.cause;
     if (cause instanceof ApplicationFailure && cause.type === DEPLOY_CHECK_FAILED) {
-      return new AppError('deploy_check_failed', `the version failed its health check; production is unchanged: ${cause.message}`);
+      return new AppError('deploy_check_failed', `${REFUSED_BY[refusingCheck(cause)]}; production is unchanged: ${cause.message}`);
     }
     if (cause instanceof ApplicationFailure && cause.type === DEPLOY_AGENT_GONE) return new AppError('agent_not_found', 'no such agent');
   }

@@ -63,13 +63,14 @@ export interface WorkerSet {
 
 
 /**
- * The workflow interceptor modules of a bundle: the request id's always (beside the workflows, with
- * their extension: the sources' when bundling from them), and OpenTelemetry's when traced — a
- * bundle without it runs no tracing code in the sandbox at all.
+ * The workflow interceptor modules of a bundle: the request id's and the failure log's always
+ * (beside the workflows, with their extension: the sources' when bundling from them), and
+ * OpenTelemetry's when traced — a bundle without it runs no tracing code in the sandbox at all.
  */
 function workflowInterceptorModules(workflowsPath: string, traced: boolean): string[] {
-  const requestId = path.join(path.dirname(workflowsPath), `request-id-interceptors${path.extname(workflowsPath)}`);
-  return traced ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), requestId] : [requestId];
+  const beside = (name: string) => path.join(path.dirname(workflowsPath), `${name}${path.extname(workflowsPath)}`);
+  const ours = [beside('request-id-interceptors'), beside('failure-log-interceptors')];
+  return traced ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), ...ours] : ours;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ApplicationFailureCategory } from '@temporalio/common';
 import { ApplicationFailure, type ActivityOptions, executeChild, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
 import type { EvalGateActivities } from '../activities/eval-gate';
@@ -6,7 +7,7 @@ import type { evalRunWorkflow } from './eval-run';
 import { recordOutcome } from './outcome-sink';
 import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';
 import { summaries } from './summaries';
-import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
+import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type DeployCheck, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
 
 const options: ActivityOptions = {
   // The check waits on the model and on MCP servers (each within its own timeout).
@@ -34,15 +35,27 @@ export async function promoteWorkflow(input: PromoteInput): Promise<PromoteResul
 
 async function promote(input: PromoteInput): Promise<PromoteResult> {
   const problems = await deploy(summaries.deployCheck(input.versionNumber)).checkDeployCandidate(input);
-  if (problems.length > 0) {
-    throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: problems.join('; '), nonRetryable: true, details: [problems] });
-  }
+  if (problems.length > 0) throw refusal('health_check', problems);
   // Promotions started before the gate existed carry no `evals`: they replay and end as they began.
   if (input.evals) {
     const gated = await evalGate(input, input.evals);
-    if (gated.length > 0) throw ApplicationFailure.create({ type: DEPLOY_CHECK_FAILED, message: gated.join('; '), nonRetryable: true, details: [gated] });
+    if (gated.length > 0) throw refusal('eval_gate', gated);
   }
   return deploy(summaries.deploySwitch(input.versionNumber)).switchProduction(input);
+}
+
+/**
+ * A refused promotion: an expected end, so BENIGN — the worker logs it at debug, not as a warning
+ * (workflows/failure-log-interceptors.ts) — naming the check that refused it for the API's message.
+ */
+function refusal(check: DeployCheck, problems: string[]): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: DEPLOY_CHECK_FAILED,
+    message: problems.join('; '),
+    nonRetryable: true,
+    details: [problems, check],
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
 /**

@@ -83,12 +83,16 @@ describe('eval runs and the eval gate', function () {
     const v2 = await agent.update({ tools: [] });
 
     const refused = await expectFailure(ws.agents.deployToProd(v2.versionId), 409, 'deploy_check_failed');
+    // The check that refused is named: the gate, not the health check it passed.
+    assert.match(refused.message, /^the version passed its health check but failed its eval gate; production is unchanged: /);
+    assert.doesNotMatch(refused.message, /failed its health check/);
     assert.match(refused.message, /cases that pass on production version 1 fail on version 2/);
     assert.match(refused.message, /writes-notes \(files\.write was not called\)/);
     assert.doesNotMatch(refused.message, /greets|two-turns/, 'only the broken case is named');
     let versions = await ws.agents.versions(agent.id);
     assert.deepEqual(versions.map((v) => [v.number, v.isProd]), [[2, false], [1, true]], 'v1 keeps serving');
     const gate = versions[0]!.evals!;
+    assert.ok(refused.message.includes(`(eval run ${gate.runId})`), 'the message names the eval run');
     assert.equal(gate.passed, false);
     assert.equal(gate.required, 'no_regression');
 

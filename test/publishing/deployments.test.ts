@@ -205,6 +205,7 @@ describe('deployments', () => {
     const failed = await post<ErrorJson>('/v1/deployments/prod', { versionId: v2.id });
     assert.equal(failed.status, 409);
     assert.equal(failed.body.error.code, 'deploy_check_failed');
+    assert.match(failed.body.error.message, /^the version failed its health check; production is unchanged: /);
     assert.match(failed.body.error.message, /secret SHOP_KEY/);
     assert.match(failed.body.error.message, /MCP server catalog/);
     assert.match(failed.body.error.message, /secret VISITOR_PIN has scope conversation/);
