@@ -52,8 +52,9 @@ export class FileSpace {
     return r.entry;
   }
 
-  list(space: string, dir: string): Promise<FileEntry[]> {
-    return this.repos.files.list({ space, dir });
+  /** The entries directly inside `dir`; with `recursive`, every file under it. */
+  list(space: string, dir: string, recursive = false): Promise<FileEntry[]> {
+    return this.repos.files.list({ space, dir, recursive });
   }
 
   async read(space: string, path: string): Promise<{ entry: FileEntry; content: Buffer }> {

@@ -25,9 +25,9 @@ export class KnowledgeService {
     return entry;
   }
 
-  async list(workspaceId: string, agentId: string, dir: string): Promise<FileEntry[]> {
+  async list(workspaceId: string, agentId: string, dir: string, recursive = false): Promise<FileEntry[]> {
     await this.deps.agents.assertExists(workspaceId, agentId);
-    return this.files.list(knowledgeSpace(agentId), dir);
+    return this.files.list(knowledgeSpace(agentId), dir, recursive);
   }
 
   async read(workspaceId: string, agentId: string, path: string): Promise<{ entry: FileEntry; content: Buffer }> {

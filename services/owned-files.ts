@@ -30,8 +30,8 @@ export class OwnedFiles {
     return entry;
   }
 
-  async list(workspaceId: string, ownerId: string, dir: string): Promise<FileEntry[]> {
-    return this.files.list(await this.spaceOf(workspaceId, ownerId), dir);
+  async list(workspaceId: string, ownerId: string, dir: string, recursive = false): Promise<FileEntry[]> {
+    return this.files.list(await this.spaceOf(workspaceId, ownerId), dir, recursive);
   }
 
   async read(workspaceId: string, ownerId: string, path: string): Promise<{ entry: FileEntry; content: Buffer }> {

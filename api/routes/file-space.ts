@@ -10,17 +10,23 @@ import { sendFile } from '../send-file';
 /** What a file space's owner (an agent's knowledge, a conversation's drive) lets callers do. */
 interface FileSpaceOps {
   put(workspaceId: string, ownerId: string, path: string, content: Uint8Array, declaredType?: string): Promise<FileEntry>;
-  list(workspaceId: string, ownerId: string, dir: string): Promise<FileEntry[]>;
+  list(workspaceId: string, ownerId: string, dir: string, recursive: boolean): Promise<FileEntry[]>;
   read(workspaceId: string, ownerId: string, path: string): Promise<{ entry: FileEntry; content: Buffer }>;
   remove(workspaceId: string, ownerId: string, path: string): Promise<void>;
 }
 
-const listQuery = z.object({ dir: filePathSchema({ allowRoot: true }).optional() }).strict();
+const listQuery = z
+  .object({
+    dir: filePathSchema({ allowRoot: true }).optional(),
+    // A query string carries text: exactly `true` or `false`, so a typo is a 400, not a silent one-level list.
+    recursive: z.enum(['true', 'false']).optional().meta({ description: '`true`: every file at any depth under `dir`, by path, with no folder entries' }),
+  })
+  .strict();
 const fileEntryListSchema = listSchema(fileEntrySchema, { id: 'FileEntryList' });
 
 /**
  * The four routes every file space has, under `base` (e.g. `/v1/agents/:agentId/knowledge`):
- * list (`GET base?dir=`), write raw bytes (`PUT base/<path>`), read (`GET base/<path>`) and
+ * list (`GET base?dir=&recursive=`), write raw bytes (`PUT base/<path>`), read (`GET base/<path>`) and
  * remove (`DELETE base/<path>`, a folder with everything in it). Paths are relative and confined
  * (domain/file-path.ts); at most 25 MiB a file.
  */
@@ -46,12 +52,12 @@ export function fileSpaceRoutes(
   r.add(
     {
       method: 'get', path: opts.base, operationId: `list${opts.noun}`, tag: opts.tag, role: opts.readRole,
-      summary: `Files and folders of ${opts.what} directly inside \`dir\` (default: the top), folders first`,
+      summary: `Files and folders of ${opts.what} directly inside \`dir\` (default: the top), folders first; \`recursive=true\`: every file under it`,
       params: opts.owner, query: listQuery,
       response: { status: 200, description: 'The entries', schema: fileEntryListSchema },
       errors: [opts.ownerNotFound],
     },
-    async (ctx, { params, query }) => listOf(await ops.list(workspaceOf(ctx), ownerId(params), query.dir ?? '')),
+    async (ctx, { params, query }) => listOf(await ops.list(workspaceOf(ctx), ownerId(params), query.dir ?? '', query.recursive === 'true')),
   );
   r.add(
     {

@@ -105,10 +105,17 @@ export class FilesRepository {
     return Number(row?.used ?? 0);
   }
 
-  /** Files and folders directly inside `dir` ('' for the top), folders first, then by name. */
-  async list({ space, dir }: { space: string; dir: string }): Promise<FileEntry[]> {
-    const q = this.db('files').where({ space }).select(ENTRY_COLUMNS);
-    const rows: FileRow[] = dir ? await q.whereLike('path', under(dir)) : await q;
+  /**
+   * Files and folders directly inside `dir` ('' for the top), folders first, then by name; with
+   * `recursive`, every file at any depth under it, by path (folders are implied by the paths).
+   */
+  async list({ space, dir, recursive = false }: { space: string; dir: string; recursive?: boolean }): Promise<FileEntry[]> {
+    const q = this.db('files')
+      .where({ space })
+      .modify((b) => (dir ? b.whereLike('path', under(dir)) : b))
+      .select(ENTRY_COLUMNS);
+    const rows: FileRow[] = await q;
+    if (recursive) return rows.map(toEntry).sort(byPath);
     const prefix = dir ? `${dir}/` : '';
     const files: FileEntry[] = [];
     const folders = new Map<string, Date>();
@@ -130,7 +137,6 @@ export class FilesRepository {
       size: 0,
       modifiedAt: iso(at),
     }));
-    const byPath = (a: FileEntry, b: FileEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
     return [...folderEntries.sort(byPath), ...files.sort(byPath)];
   }
 
@@ -212,6 +218,9 @@ function searchableText(content: Uint8Array): string | null {
 
 const UNCHANGED_AND_SETTLED = `(files.index_status = 'indexed' and files.indexed_sha256 = excluded.content_sha256)
   or (files.index_status = 'failed' and files.index_failed_sha256 = excluded.content_sha256)`;
+
+/** By path, code unit by code unit (not the database's collation): the same order on every server. */
+const byPath = (a: FileEntry, b: FileEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 function toEntry(row: FileRow): FileEntry {
   const entry: FileEntry = { path: row.path, kind: 'file', mimeType: row.mime_type, size: row.size, modifiedAt: iso(row.modified_at) };

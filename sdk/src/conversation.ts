@@ -1,4 +1,5 @@
 import { attachBody, authorize, bindBody, listConnections, putCredentials } from './credentials.js';
+import { type FileListOptions, listFiles } from './file-list.js';
 import { type FileUrlOptions, requestFileUrl } from './file-urls.js';
 import type { Bytes, HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
@@ -72,9 +73,13 @@ export class ConversationHandle<R extends ConversationRecord = ConversationRecor
     await this.#http.request<void>('POST', `${this.#path()}/end`, { signal: options.signal });
   }
 
-  /** Lists the entries directly under `dir` of the conversation's file space, the root when omitted (`GET /v1/conversations/:conversationId/files[?dir=]`). */
-  async files(dir?: string, options: CallOptions = {}): Promise<FileEntry[]> {
-    return this.#http.request<FileEntry[]>('GET', `${this.#path()}/files`, { signal: options.signal, query: { dir }, expect: 'list' });
+  /**
+   * Lists the entries directly under `dir` of the conversation's file space, the root when omitted
+   * (`GET /v1/conversations/:conversationId/files[?dir=&recursive=]`); `files({ recursive: true })`:
+   * every file at any depth, by path.
+   */
+  async files(dirOrOptions?: string | FileListOptions, options: CallOptions = {}): Promise<FileEntry[]> {
+    return listFiles(this.#http, `${this.#path()}/files`, dirOrOptions, options);
   }
 
   /** Reads the file at `path` as UTF-8 text (`GET /v1/conversations/:conversationId/files/<path>`). */

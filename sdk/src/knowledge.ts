@@ -1,5 +1,6 @@
 import type { Bytes, HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
+import { type FileListOptions, listFiles } from './file-list.js';
 import { filePath, segment } from './paths.js';
 import type { FileEntry } from './types/file.js';
 
@@ -32,9 +33,13 @@ export class AgentKnowledge {
     return this.#http.request<FileEntry>('PUT', this.#url(path), { signal: options.signal, bytes, expect: 'object' });
   }
 
-  /** Lists the entries directly under `dir` (the root when omitted): `GET /v1/agents/:agentId/knowledge[?dir=]`. */
-  async list(dir?: string, options: CallOptions = {}): Promise<FileEntry[]> {
-    return this.#http.request<FileEntry[]>('GET', this.#url(), { signal: options.signal, query: { dir }, expect: 'list' });
+  /**
+   * Lists the entries directly under `dir` (the root when omitted), folders first:
+   * `GET /v1/agents/:agentId/knowledge[?dir=&recursive=]`. A file in a folder shows as that
+   * folder; `list({ recursive: true })` lists every file at any depth, by path.
+   */
+  async list(dirOrOptions?: string | FileListOptions, options: CallOptions = {}): Promise<FileEntry[]> {
+    return listFiles(this.#http, this.#url(), dirOrOptions, options);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { type ProjectConversation, toConversation } from './conversation.js';
+import { type FileListOptions, listFiles } from './file-list.js';
 import { type FileUrlOptions, requestFileUrl } from './file-urls.js';
 import type { HttpClient, RequestOptions } from './http.js';
 import type { CallOptions } from './options.js';
@@ -80,10 +81,11 @@ export class ProjectHandle {
 
   /**
    * Lists the entries directly under `dir` of the project's file space, the root when omitted
-   * (`GET /v1/projects/:projectId/files[?dir=]`): what its conversations and its members' delegated turns wrote.
+   * (`GET /v1/projects/:projectId/files[?dir=&recursive=]`): what its conversations and its members'
+   * delegated turns wrote. `files({ recursive: true })`: every file at any depth, by path.
    */
-  async files(dir?: string, options: CallOptions = {}): Promise<FileEntry[]> {
-    return this.#http.request<FileEntry[]>('GET', `${this.#path()}/files`, { signal: options.signal, query: { dir }, expect: 'list' });
+  async files(dirOrOptions?: string | FileListOptions, options: CallOptions = {}): Promise<FileEntry[]> {
+    return listFiles(this.#http, `${this.#path()}/files`, dirOrOptions, options);
   }
 
   /** Reads the project's file at `path` as UTF-8 text (`GET /v1/projects/:projectId/files/<path>`). */

@@ -261,6 +261,19 @@ describe('SDK agents: ws.agents, ws.agent(id) and returned agents', () => {
       assert.equal(new URL(server.received[1]!.url, server.baseURL).searchParams.get('dir'), 'guides/old docs');
     });
 
+    it('list({ recursive: true }) adds ?recursive=true, with or without a dir', async () => {
+      server.respond((_req, res) => json(res, 200, { data: [entry] }));
+      const knowledge = ws.agent('agt_1').knowledge;
+      assert.deepEqual(await knowledge.list({ recursive: true }), [entry]);
+      await knowledge.list({ dir: 'policies', recursive: true });
+      await knowledge.list('policies', { signal: new AbortController().signal });
+      assert.deepEqual(calls(server), [
+        'GET /v1/agents/agt_1/knowledge?recursive=true',
+        'GET /v1/agents/agt_1/knowledge?dir=policies&recursive=true',
+        'GET /v1/agents/agt_1/knowledge?dir=policies',
+      ]);
+    });
+
     it('read(path) resolves to the raw bytes of the file', async () => {
       const bytes = Buffer.from([0xff, 0x00, 0x41, 0xc3]);
       server.respond((_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes));

@@ -148,6 +148,39 @@ describe('Agent knowledge files through the SDK', () => {
     assert.deepEqual(await agent.knowledge.list('nothing-here'), []);
   });
 
+  it('a recursive listing shows every file at any depth, by path, where the top shows only its folder', async () => {
+    const { ws, agent, apiKey } = await newAgent();
+    await agent.knowledge.put('policies/x.pdf', '%PDF-1.4 x');
+    await agent.knowledge.put('policies/old/y.md', 'y');
+    await agent.knowledge.put('a.md', 'a');
+    assert.deepEqual(entries(await agent.knowledge.list()).map((e) => e.path), ['policies', 'a.md'], 'one level: the PDF is inside a folder');
+    assert.deepEqual(
+      entries(await agent.knowledge.list({ recursive: true })).map((e) => [e.path, e.kind]),
+      [
+        ['a.md', 'file'],
+        ['policies/old/y.md', 'file'],
+        ['policies/x.pdf', 'file'],
+      ],
+    );
+    assert.deepEqual(entries(await agent.knowledge.list({ dir: 'policies/old', recursive: true })).map((e) => e.path), ['policies/old/y.md']);
+
+    // The same flag on the other file spaces, and a value that is not true/false is refused.
+    const { id: projectId } = await ws.projects.create({ name: 'Files' });
+    const put = await fetch(`${api.baseURL}/v1/projects/${projectId}/files/out/deep/report.md`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'text/markdown' },
+      body: 'r',
+    });
+    assert.equal(put.status, 200, await put.clone().text());
+    assert.deepEqual((await ws.project(projectId).files({ recursive: true })).map((e) => e.path), ['out/deep/report.md']);
+    const conversation = await agent.start();
+    await conversation.writeFile('notes/today.md', 'n');
+    assert.deepEqual((await conversation.files({ recursive: true })).map((e) => e.path), ['notes/today.md']);
+    const res = await rawRequest(api.baseURL, 'GET', `/v1/agents/${agent.id}/knowledge?recursive=yes`, { apiKey });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.match((res.body as ErrorJson).error.message, /^query\.recursive: /);
+  });
+
   it('a new agent has no knowledge files', async () => {
     const { agent } = await newAgent();
     assert.deepEqual(await agent.knowledge.list(), []);
