@@ -1,4 +1,5 @@
 import { type Config, ConfigError } from '../config/env';
+import { AddressRules } from '../domain/address-policy';
 import type { TurnLimits } from '../domain/turn-run';
 import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
@@ -110,7 +111,7 @@ export function composeRoutes(deps: ApiDeps, directory: DomainDirectory, limits:
   });
   const box = secretBoxFromConfig(deps.config);
   const webhooks = new WebhooksService({ repos: deps.repos, box });
-  const agents = new AgentsService({ ...deps, schedules, webhooks });
+  const agents = new AgentsService({ ...deps, schedules, webhooks, outbound: new AddressRules(deps.config.OUTBOUND_ALLOW_PRIVATE) });
   healthRoutes(r, deps);
   workspaceRoutes(r, deps);
   auditRoutes(r, deps);

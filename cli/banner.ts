@@ -34,6 +34,17 @@ function modelLines(models: Config['models']): string[] {
 }
 
 /**
+ * The tools line, while private addresses are blocked (OUTBOUND_ALLOW_PRIVATE unset, the default):
+ * an HTTP tool at http://localhost:… is saved, with a warning, and fails at every call — say so
+ * before someone tries.
+ */
+function outboundLines(allowPrivate: Config['OUTBOUND_ALLOW_PRIVATE']): string[] {
+  if (allowPrivate === true || (Array.isArray(allowPrivate) && allowPrivate.includes('true'))) return [];
+  const except = Array.isArray(allowPrivate) && allowPrivate.length > 0 ? ` (but ${allowPrivate.join(', ')})` : '';
+  return [`  Tools        private addresses${except} are blocked for HTTP tools, MCP servers and web.fetch; OUTBOUND_ALLOW_PRIVATE=true allows them`];
+}
+
+/**
  * The lines `npm start` prints when it is ready: where everything is, which model answers, and the
  * one command to try next, with the key filled in.
  */
@@ -49,6 +60,7 @@ export function startBanner(config: Config, f: BannerFacts): string[] {
     `  Temporal     ${f.temporalAddress} (namespace ${config.TEMPORAL_NAMESPACE})`,
     `  PostgreSQL   ${f.embeddedDatabase ? `embedded, data in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
     ...modelLines(config.models),
+    ...outboundLines(config.OUTBOUND_ALLOW_PRIVATE),
     `  Workspace    ${f.workspaceId}${f.workspaceCreated ? ' (created: dev, 1000 credits)' : ''}`,
     `  API key      ${f.apiKey}`,
     ...(f.owner ? [`  Sign in      ${f.owner.signInLink}`, `               as ${f.owner.email} (owner); works once, for ${f.owner.ttlMinutes} minutes; a new one at every start`] : []),

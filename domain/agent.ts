@@ -240,6 +240,12 @@ export const agentSchema = z
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Only on the answer of create and update, when there is something to say: why a tool of this version will fail when a turn calls it — an HTTP tool or MCP server at a private, loopback or link-local address (or `localhost`) while the service blocks them (OUTBOUND_ALLOW_PRIVATE). The agent is saved all the same.',
+      ),
   })
   .strict()
   .meta({

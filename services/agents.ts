@@ -12,9 +12,11 @@ import {
   type VersionItem,
   type Playbook,
 } from '../domain/agent';
+import type { AddressRules } from '../domain/address-policy';
 import { AppError } from '../domain/errors';
 import { fieldPath } from '../domain/field-path';
 import { fileToolsWithoutDrive } from '../domain/tool-catalogue';
+import { toolUrlWarnings } from '../domain/tool-url-warnings';
 import { newId } from '../domain/ids';
 import type { Trigger } from '../domain/trigger';
 import type { TriggerSchedules } from './trigger-schedules';
@@ -36,7 +38,22 @@ const notFound = () => new AppError('agent_not_found', 'no such agent');
  * else does. Every read and change is scoped to the caller's workspace.
  */
 export class AgentsService {
-  constructor(private readonly deps: { db: Db; repos: Repositories; schedules: TriggerSchedules; webhooks: WebhooksService }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      repos: Repositories;
+      schedules: TriggerSchedules;
+      webhooks: WebhooksService;
+      /** OUTBOUND_ALLOW_PRIVATE's rule: what create and update warn of (`Agent.warnings`). */
+      outbound: AddressRules;
+    },
+  ) {}
+
+  /** The saved agent, with `warnings` when a tool of it will be refused at call time (domain/tool-url-warnings.ts). */
+  private withWarnings(agent: Agent): Agent {
+    const warnings = toolUrlWarnings(agent, this.deps.outbound);
+    return warnings.length === 0 ? agent : { ...agent, warnings };
+  }
 
   async create(workspaceId: string, input: CreateAgentInput): Promise<Agent> {
     const { id: chosen, role, ...fields } = input;
@@ -53,7 +70,7 @@ export class AgentsService {
       return created;
     });
     await this.reconcile(id);
-    return agent;
+    return this.withWarnings(agent);
   }
 
   list(workspaceId: string): Promise<Agent[]> {
@@ -80,7 +97,7 @@ export class AgentsService {
   }
 
   /** `role`, when given, is the agent's from the new version on (docs/publishing.md: Changing the role). */
-  update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
+  async update(workspaceId: string, agentId: string, patch: UpdateAgentInput): Promise<Agent> {
     const change = (current: AgentConfig) => {
       const next = validated(applyAgentUpdate(current, patch), 'body');
       // Only when the update touches them: an older version breaking the rule still takes other changes.
@@ -88,7 +105,7 @@ export class AgentsService {
       if (problem) throw new AppError('invalid_request', `body.filesystem: ${problem}`);
       return next;
     };
-    return this.publish(workspaceId, agentId, change, patch.role);
+    return this.withWarnings(await this.publish(workspaceId, agentId, change, patch.role));
   }
 
   /** Adds the playbook (`PUT …/workflows`), or replaces the one of the same name where it stands. */

@@ -18,6 +18,7 @@ export { AgentEvals } from './evals.js';
 export { EndUserHandle } from './end-user.js';
 export { KeysResource } from './keys.js';
 export { MembersResource } from './members.js';
+export type { FileListOptions } from './file-list.js';
 export type { FileUrlOptions } from './file-urls.js';
 export { ServiceError, type ServiceErrorInit } from './errors.js';
 export type { Bytes } from './http.js';

@@ -146,6 +146,7 @@ describe('npm start (the embedded default)', function () {
     const lines = output.split('\n').map((l) => l.trim());
     assert.ok(lines.includes('Model        local:offline'), `the offline model is named:\n${output}`);
     assert.match(output, /OPENAI_API_KEY or ANTHROPIC_API_KEY/, 'how to set a real model');
+    assert.match(output, /private addresses are blocked for HTTP tools, MCP servers and web\.fetch; OUTBOUND_ALLOW_PRIVATE=true allows them/, 'why a tool at localhost would fail');
     assert.ok(lines.includes(`API docs     ${creds.baseURL}/docs`), '/docs is printed');
     const next = `SERVICE_API_KEY=${creds.apiKey} SERVICE_BASE_URL=${creds.baseURL} npx tsx examples/quick-start.ts`;
     assert.ok(lines.includes(next), `the next step is printed: ${next}\n${output}`);

@@ -25,6 +25,13 @@ describe("npm start's terminal", () => {
     // On the SDK's default address the next step needs only the key.
     assert.match(text, /^ {2}SERVICE_API_KEY=sk_test npx tsx examples\/quick-start\.ts$/m);
     assert.match(text, /LOG_LEVEL=info shows every request/);
+    assert.match(text, /^ {2}Tools {8}private addresses are blocked for HTTP tools, MCP servers and web\.fetch; OUTBOUND_ALLOW_PRIVATE=true allows them$/m);
+  });
+
+  it('the tools line names the ranges OUTBOUND_ALLOW_PRIVATE opens, and is gone when it opens them all', () => {
+    const listed = startBanner(loadConfig({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8' }), facts).join('\n');
+    assert.match(listed, /^ {2}Tools {8}private addresses \(but 127\.0\.0\.0\/8\) are blocked/m);
+    assert.doesNotMatch(startBanner(loadConfig({ OUTBOUND_ALLOW_PRIVATE: 'true' }), facts).join('\n'), /Tools|OUTBOUND_ALLOW_PRIVATE/);
   });
 
   it('with a key: names both grades, no offline hint; elsewhere than :8080 the next step sets SERVICE_BASE_URL', () => {

@@ -65,6 +65,33 @@ describe('outbound safety: private addresses are refused by default, redirects i
       assert.deepEqual(toolEnd(events), { type: 'tool', name: 'admin', state: 'end', ok: false });
       assert.equal(internal.hits(), 0);
     });
+
+    it('creating or updating an agent whose tool URL is private saves it, with a warning naming the tool and why', async () => {
+      const { apiKey } = await api.newWorkspace({ credits: 10 });
+      const ws = new Service({ apiKey, baseURL: api.baseURL });
+      const created = await ws.agents.create({
+        name: 'Local tools',
+        httpTools: [
+          { name: 'admin', description: 'Admin page', method: 'GET', url: internal.url },
+          { name: 'shop', description: 'A public API', method: 'GET', url: 'https://api.example.com/items/{id}', params: { id: { type: 'string', in: 'path' } } },
+        ],
+        mcpServers: [{ name: 'catalog', url: 'http://localhost:9/mcp' }],
+      });
+      assert.deepEqual(created.warnings, [
+        'HTTP tool admin: 127.0.0.1 is a private or internal address (loopback), which tools may not reach, so every call of it will fail; an operator can allow it with OUTBOUND_ALLOW_PRIVATE',
+        'MCP server catalog: localhost is a private or internal address (loopback), which tools may not reach, so turns cannot list or call its tools; an operator can allow it with OUTBOUND_ALLOW_PRIVATE',
+      ]);
+      assert.equal(created.version, 1, 'saved all the same');
+      assert.equal((await ws.agent(created.id).get()).warnings, undefined, 'a warning is said when saving, not stored');
+
+      const linkLocal = await created.update({ httpTools: [{ name: 'meta', description: 'Metadata', method: 'GET', url: 'http://169.254.169.254/latest' }], mcpServers: [] });
+      assert.deepEqual(linkLocal.warnings, [
+        'HTTP tool meta: 169.254.169.254 is a private or internal address (linkLocal), which tools may not reach, so every call of it will fail; an operator can allow it with OUTBOUND_ALLOW_PRIVATE',
+      ]);
+      const fixed = await created.update({ httpTools: [], mcpServers: [] });
+      assert.equal(fixed.version, 3);
+      assert.ok(!('warnings' in JSON.parse(JSON.stringify(fixed))), 'nothing to say: no field');
+    });
   });
 
   describe('with OUTBOUND_ALLOW_PRIVATE naming one host', () => {
@@ -91,6 +118,15 @@ describe('outbound safety: private addresses are refused by default, redirects i
       assert.equal(internal.hits(), 0, 'the redirect target was never contacted');
       assert.deepEqual(toolEnd(events), { type: 'tool', name: 'web.fetch', state: 'end', ok: false });
       assert.match(JSON.stringify(events.at(-1)), /refused to connect to 127\.0\.0\.1/);
+    });
+
+    it('an agent whose tool is at the allowed host has no warning; one at another private address has', async () => {
+      const { apiKey } = await api.newWorkspace({ credits: 10 });
+      const ws = new Service({ apiKey, baseURL: api.baseURL });
+      const agent = await ws.agents.create({ name: 'Allowed', httpTools: [{ name: 'ok', description: 'Allowed', method: 'GET', url: allowed.url }] });
+      assert.equal(agent.warnings, undefined);
+      const other = await agent.update({ httpTools: [{ name: 'other', description: 'Not allowed', method: 'GET', url: internal.url }] });
+      assert.match(other.warnings?.[0] ?? '', /^HTTP tool other: 127\.0\.0\.1 is a private or internal address \(loopback\)/);
     });
   });
 });

@@ -194,6 +194,13 @@ export interface AgentRecord {
   createdAt: string;
   /** When this version was published. */
   updatedAt: string;
+  /**
+   * Only on what `ws.agents.create` and `agent.update` resolve to, when there is something to say:
+   * why a tool of this version will fail when a turn calls it — e.g. an HTTP tool at
+   * `http://127.0.0.1:8080` while the service blocks private addresses (its operator allows them
+   * with `OUTBOUND_ALLOW_PRIVATE`). The agent is saved all the same.
+   */
+  warnings?: string[];
 }
 
 /**
