@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { ApprovalRow } from '../db/repositories/approvals';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, notRunResult, type ApprovalOutcome } from '../domain/approval-run';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, notRunResult, type ApprovalOutcome } from '../domain/runs/approval';
 import { newId } from '../domain/ids';
 import type { TurnEvent } from '../domain/turn-events';
 import type { TranscriptToolCall, TurnRef } from '../domain/turn-transcript';

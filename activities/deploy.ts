@@ -4,7 +4,7 @@ import type { Repositories } from '../db/repositories';
 import type { AgentConfig } from '../domain/agent';
 import { type Credentials, levelOfOwner, levelOfScope, missingRequirements } from '../domain/credentials';
 import type { CredentialSource } from '../infra/credential-source';
-import { DEPLOY_AGENT_GONE, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
+import { DEPLOY_AGENT_GONE, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/runs/deploy';
 import { mintPublicToken } from '../domain/public-token';
 import { slugFromName } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CustomDomainsRepository } from '../db/repositories/custom-domains';
 import { type DomainStatus, tlsKeyContext } from '../domain/custom-domains';
-import { type ClaimOutcome, DOMAIN_GONE, type IssuedCertificate, verificationRecordName } from '../domain/domain-runs';
+import { type ClaimOutcome, DOMAIN_GONE, type IssuedCertificate, verificationRecordName } from '../domain/runs/custom-domain';
 import type { SecretBox } from '../domain/secret-box';
 import type { AcmeCertificate } from './acme';
 

@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { type Client, isGrpcServiceError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
-import { type ErasureBatch, type ErasureFinish, type ErasureInput, TURN_WORKFLOWS_STILL_DELETING } from '../domain/erasure-runs';
-import { turnWorkflowId } from '../domain/turn-run';
+import { type ErasureBatch, type ErasureFinish, type ErasureInput, TURN_WORKFLOWS_STILL_DELETING } from '../domain/runs/end-user-erasure';
+import { turnWorkflowId } from '../domain/runs/turn';
 
 /** gRPC's NOT_FOUND (the status codes are a fixed part of the protocol; @grpc/grpc-js is not a dependency of ours). */
 const GRPC_NOT_FOUND = 5;

@@ -1,5 +1,5 @@
 import type { Repositories } from '../db/repositories';
-import type { EvalGatePlan, EvalGateRecord, PromoteInput } from '../domain/deploy-runs';
+import type { EvalGatePlan, EvalGateRecord, PromoteInput } from '../domain/runs/deploy';
 import type { EvalRun } from '../domain/eval-runs';
 
 interface EvalGateDeps {

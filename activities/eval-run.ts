@@ -5,7 +5,7 @@ import type { Repositories } from '../db/repositories';
 import type { AgentConfig } from '../domain/agent';
 import { resolveParameters } from '../domain/conversation';
 import type { EvalCase } from '../domain/evals';
-import type { EvalCaseTurns, EvalTurnOpening } from '../domain/eval-run-inputs';
+import type { EvalCaseTurns, EvalTurnOpening } from '../domain/runs/eval-run';
 import { type EvalCaseResult, type EvalCheckOutcome, type EvalRun, MAX_EVIDENCE_REPLY_CHARS, MAX_EVIDENCE_TOOL_CALLS } from '../domain/eval-runs';
 import { notReady, openTurn } from '../turns/open';
 import { runCheck } from './evals/checks';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { StoredChunk } from '../db/repositories/knowledge-chunks';
-import type { IndexFileResult } from '../domain/knowledge-index';
+import type { IndexFileResult } from '../domain/runs/knowledge-index';
 import { tokenCredits } from '../domain/token-credits';
 import { chunkSections } from './knowledge/chunk';
 import { extractInSandbox } from './knowledge/extract-sandbox';

@@ -1,5 +1,5 @@
 import type { Member, Project } from '../domain/project';
-import { DELEGATE_TOOL } from '../domain/project-runs';
+import { DELEGATE_TOOL } from '../domain/runs/project-turn';
 import type { ModelTool } from './model/types';
 
 /**

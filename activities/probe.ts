@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ProbesRepository } from '../db/repositories/probes';
-import type { ProbeInput, ProbeResult } from '../domain/probe';
+import type { ProbeInput, ProbeResult } from '../domain/runs/probe';
 
 interface ProbeDeps {
   probes: ProbesRepository;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import type { TriggerRunInput, TriggerRunResult } from '../domain/trigger-runs';
+import type { TriggerRunInput, TriggerRunResult } from '../domain/runs/trigger-run';
 import { startTriggerConversation } from '../turns/trigger-start';
 
 interface TriggerRunDeps {

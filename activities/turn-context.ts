@@ -6,7 +6,7 @@ import type { ToolContext } from './tools/types';
 import type { AgentConfig } from '../domain/agent';
 import { conversationDrive } from '../db/repositories/files';
 import type { Project } from '../domain/project';
-import { TurnFailure } from '../domain/turn-run';
+import { TurnFailure } from '../domain/runs/turn';
 
 export interface AgentTurnContext {
   kind: 'agent';

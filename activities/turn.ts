@@ -11,7 +11,7 @@ import { conversationDrive, knowledgeSpace } from '../db/repositories/files';
 import type { AgentConfig } from '../domain/agent';
 import { needsApproval } from '../domain/approvals';
 import type { Project } from '../domain/project';
-import { TurnFailure } from '../domain/turn-run';
+import { TurnFailure } from '../domain/runs/turn';
 import type { TurnErrorCode, TurnEvent } from '../domain/turn-events';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import { type ModelContentPart, ModelError, type ModelMessage, type ModelProvider, type ModelToolCall, type ModelUsage } from './model/types';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
-import { TURN_CANCELLED_MESSAGE } from '../domain/turn-run';
+import { TURN_CANCELLED_MESSAGE } from '../domain/runs/turn';
 
 /** What starts a turn as a child workflow needs when that start is cancelled (workflows/child-turn.ts). */
 export function createUnstartedTurnActivities({ db, repos }: { db: Db; repos: Repositories }) {

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Repositories } from '../db/repositories';
 import { iso } from '../db/rows';
 import type { SecretBox } from '../domain/secret-box';
-import { WebhookDeliveryFailure, type WebhookRunInput } from '../domain/webhook-runs';
+import { WebhookDeliveryFailure, type WebhookRunInput } from '../domain/runs/webhook-run';
 import { openSigningSecret } from '../domain/webhooks';
 import { findOutboundError } from './outbound/errors';
 import type { SafeFetch } from './outbound/safe-fetch';

@@ -1,6 +1,6 @@
 import { type Config, ConfigError } from '../config/env';
 import { AddressRules } from '../domain/address-policy';
-import type { TurnLimits } from '../domain/turn-run';
+import type { TurnLimits } from '../domain/runs/turn';
 import { parseUrlSigningKeys, URL_SIGNING_KEY_FORMAT, type UrlSigningKeys } from '../domain/signed-url';
 import { AgentsService } from '../services/agents';
 import { ApprovalsService } from '../services/approvals';

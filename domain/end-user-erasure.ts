@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { approvalSchema } from './approvals';
 import { messageSchema } from './conversation';
-import { ERASED_KINDS, type ErasedKind } from './erasure-runs';
+import { ERASED_KINDS, type ErasedKind } from './runs/end-user-erasure';
 import { turnEventSchema } from './turn-events';
 
 /**
  * An end user's data on request (docs/security.md, "End users' data: export and erasure"): the
- * export document and the erasure's view (the workflow's own contract is domain/erasure-runs.ts).
+ * export document and the erasure's view (the workflow's own contract is domain/runs/end-user-erasure.ts).
  */
 
 export const erasureCountsSchema = z

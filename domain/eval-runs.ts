@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { storedEvalCaseIdSchema } from './evals';
 import { versionId } from './publishing';
 import { turnErrorCodeSchema } from './turn-events';
-import type { EvalToolCall } from './eval-run-inputs';
+import type { EvalToolCall } from './runs/eval-run';
 
 /** Tool calls kept as a case's evidence; the checks see them all. */
 export const MAX_EVIDENCE_TOOL_CALLS = 50;

@@ -1,5 +1,5 @@
 import type { TurnEvent } from './turn-events';
-import { TURN_CANCELLED_MESSAGE } from './turn-run';
+import { TURN_CANCELLED_MESSAGE } from './runs/turn';
 
 type ErrorEvent = Extract<TurnEvent, { type: 'error' }>;
 

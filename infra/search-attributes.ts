@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { customSearchAttributes } from '../workflows/search-attributes';
+import { customSearchAttributes } from '../domain/runs/search-attributes';
 
 /**
  * Registers our custom search attributes on a namespace (idempotent). The dev server gets them

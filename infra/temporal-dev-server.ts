@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
-import { customSearchAttributes } from '../workflows/search-attributes';
+import { customSearchAttributes } from '../domain/runs/search-attributes';
 import { ensureSearchAttributes } from './search-attributes';
 import { namespaceAnswers } from './temporal-connection';
 

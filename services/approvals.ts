@@ -1,10 +1,10 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import { type ApprovalRow, type ApprovalScope, toApproval } from '../db/repositories/approvals';
-import { APPROVAL_SIGNAL, type ApprovalSignal } from '../domain/approval-run';
+import { APPROVAL_SIGNAL, type ApprovalSignal } from '../domain/runs/approval';
 import { type Approval, type ApprovalDecision, type ApprovalStatus, APPROVALS_LIST_LIMIT } from '../domain/approvals';
 import { AppError } from '../domain/errors';
-import { turnWorkflowId } from '../domain/turn-run';
+import { turnWorkflowId } from '../domain/runs/turn';
 
 const notFound = () => new AppError('approval_not_found', 'no such approval');
 

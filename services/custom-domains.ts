@@ -3,11 +3,11 @@ import type { Repositories } from '../db/repositories';
 import type { CustomDomainRow } from '../db/repositories/custom-domains';
 import { iso } from '../db/rows';
 import { type CustomDomain, normalizeDomain } from '../domain/custom-domains';
-import { type DomainRunInput, domainWorkflowId, verificationRecordName } from '../domain/domain-runs';
+import { type DomainRunInput, domainWorkflowId, verificationRecordName } from '../domain/runs/custom-domain';
 import { AppError } from '../domain/errors';
 import { notPublishableMessage } from '../domain/publishing';
 import type { domainWorkflow } from '../workflows/domain';
-import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { AgentIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 
 interface CustomDomainsDeps {
   repos: Repositories;

@@ -10,16 +10,16 @@ import {
   type PromoteInput,
   promoteWorkflowId,
   testExpiryWorkflowId,
-} from '../domain/deploy-runs';
+} from '../domain/runs/deploy';
 import type { AuditNote } from '../domain/audit';
 import { AppError } from '../domain/errors';
 import { randomToken } from '../domain/ids';
 import { mintPublicToken, publicTokenContext } from '../domain/public-token';
 import { hostURL, notPublishableMessage, type ProdDeployment, type TestDeployment, VERSION_ID_HELP } from '../domain/publishing';
 import type { SecretBox } from '../domain/secret-box';
-import type { TurnLimits } from '../domain/turn-run';
+import type { TurnLimits } from '../domain/runs/turn';
 import type { promoteWorkflow, testExpiryWorkflow } from '../workflows/deploy';
-import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { AgentIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 
 interface AgentsURLs {
   scheme: 'http' | 'https';

@@ -1,12 +1,12 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Repositories } from '../db/repositories';
 import { AppError } from '../domain/errors';
-import { evalRunWorkflowId } from '../domain/eval-run-inputs';
+import { evalRunWorkflowId } from '../domain/runs/eval-run';
 import { compareRuns, type EvalComparison, type EvalGate, type EvalRun, type EvalRunListItem } from '../domain/eval-runs';
 import { VERSION_ID_HELP } from '../domain/publishing';
-import type { TurnLimits } from '../domain/turn-run';
+import type { TurnLimits } from '../domain/runs/turn';
 import type { evalRunWorkflow } from '../workflows/eval-run';
-import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import type { AgentsService } from './agents';
 
 interface EvalRunsDeps {

@@ -6,9 +6,9 @@ import { projectSpace } from '../db/repositories/files';
 import { iso } from '../db/rows';
 import { AppError } from '../domain/errors';
 import type { ProjectConversation, StartProjectConversationInput } from '../domain/project-conversation';
-import type { ProjectTurnInput } from '../domain/project-runs';
+import type { ProjectTurnInput } from '../domain/runs/project-turn';
 import type { UrlSigningKeys } from '../domain/signed-url';
-import { ProjectIdKey } from '../workflows/search-attributes';
+import { ProjectIdKey } from '../domain/runs/search-attributes';
 import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
 import { OwnedFiles } from './owned-files';
 

@@ -3,9 +3,9 @@ import { type Client, ScheduleNotFoundError, ScheduleOverlapPolicy, type Schedul
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import type { Trigger } from '../domain/trigger';
-import { type TriggerRunInput, triggerRunWorkflowId, triggerScheduleId } from '../domain/trigger-runs';
-import type { TurnLimits } from '../domain/turn-run';
-import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { type TriggerRunInput, triggerRunWorkflowId, triggerScheduleId } from '../domain/runs/trigger-run';
+import type { TurnLimits } from '../domain/runs/turn';
+import { AgentIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import type { triggerRunWorkflow } from '../workflows/trigger-run';
 
 interface TriggerSchedulesDeps {

@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { TurnState } from '../domain/conversation';
 import { AppError } from '../domain/errors';
-import { TURN_CANCELLED_MESSAGE, turnWorkflowId } from '../domain/turn-run';
+import { TURN_CANCELLED_MESSAGE, turnWorkflowId } from '../domain/runs/turn';
 
 interface TurnCancelDeps {
   db: Db;

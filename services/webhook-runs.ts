@@ -5,11 +5,11 @@ import type { Repositories } from '../db/repositories';
 import type { WebhookRow } from '../db/repositories/webhooks';
 import { AppError, RateLimitRefusal } from '../domain/errors';
 import { randomToken } from '../domain/ids';
-import type { TriggerRunSkip } from '../domain/trigger-runs';
-import type { TurnLimits } from '../domain/turn-run';
-import { type WebhookDeliveryPolicy, type WebhookRunInput, webhookRunWorkflowId } from '../domain/webhook-runs';
+import type { TriggerRunSkip } from '../domain/runs/trigger-run';
+import type { TurnLimits } from '../domain/runs/turn';
+import { type WebhookDeliveryPolicy, type WebhookRunInput, webhookRunWorkflowId } from '../domain/runs/webhook-run';
 import { hashWebhookToken, webhookPrompt, webhookTokenPattern } from '../domain/webhooks';
-import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import type { webhookRunWorkflow } from '../workflows/webhook-run';
 import { startTriggerConversation } from '../turns/trigger-start';
 

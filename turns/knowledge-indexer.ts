@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { isIndexedSpace } from '../db/repositories/files';
-import { FILES_CHANGED_SIGNAL, knowledgeIndexWorkflowId } from '../domain/knowledge-index';
+import { FILES_CHANGED_SIGNAL, knowledgeIndexWorkflowId } from '../domain/runs/knowledge-index';
 import type { knowledgeIndexWorkflow } from '../workflows/knowledge-index';
-import { AgentIdKey, WorkspaceIdKey } from '../workflows/search-attributes';
+import { AgentIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 
 /**
  * Tells a space's indexing workflow that its files changed (docs/knowledge.md): sent by the API's

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Repositories } from '../db/repositories';
 import { notReady, openTurn, versionInForce } from './open';
 import { resolveParameters } from '../domain/conversation';
-import type { TriggerRunSkip } from '../domain/trigger-runs';
+import type { TriggerRunSkip } from '../domain/runs/trigger-run';
 
 /** What starts a run: the trigger (kind and index in the latest version's `triggers`) and the run's unique key. */
 export interface TriggerConversationInput {

@@ -1,6 +1,6 @@
 import { condition, defineSignal, patched, setHandler, sleep } from '@temporalio/workflow';
 import type { ApprovalActivities, SettledApproval } from '../activities/approvals';
-import { APPROVAL_SIGNAL, type ApprovalSignal } from '../domain/approval-run';
+import { APPROVAL_SIGNAL, type ApprovalSignal } from '../domain/runs/approval';
 import type { TranscriptToolCall } from '../domain/turn-transcript';
 import { summaries } from './summaries';
 

@@ -9,8 +9,8 @@ import {
   startChild,
 } from '@temporalio/workflow';
 import type { UnstartedTurnActivities } from '../activities/unstarted-turn';
-import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/turn-run';
-import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from './search-attributes';
+import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/runs/turn';
+import { AgentIdKey, ConversationIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import { summaries } from './summaries';
 import type { turnWorkflow } from './turn';
 

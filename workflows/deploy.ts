@@ -2,12 +2,12 @@ import { ApplicationFailureCategory } from '@temporalio/common';
 import { ApplicationFailure, type ActivityOptions, executeChild, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
 import type { EvalGateActivities } from '../activities/eval-gate';
-import { evalRunWorkflowId } from '../domain/eval-run-inputs';
+import { evalRunWorkflowId } from '../domain/runs/eval-run';
 import type { evalRunWorkflow } from './eval-run';
 import { recordOutcome } from './outcome-sink';
-import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';
+import { AgentIdKey, EvalRunIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import { summaries } from './summaries';
-import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type DeployCheck, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/deploy-runs';
+import { DEPLOY_AGENT_GONE, DEPLOY_CHECK_FAILED, type DeployCheck, type PromoteInput, type PromoteResult, type TestExpiryInput } from '../domain/runs/deploy';
 
 const options: ActivityOptions = {
   // The check waits on the model and on MCP servers (each within its own timeout).

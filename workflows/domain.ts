@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { DomainActivities } from '../activities/domains';
 import { recordOutcome } from './outcome-sink';
-import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt, verificationRecordName } from '../domain/domain-runs';
+import { DOMAIN_GONE, type DomainRunInput, type IssuedCertificate, renewAt, verificationRecordName } from '../domain/runs/custom-domain';
 
 // Reads and status writes: retried until the database answers (a removed row is an answer).
 const { domainForRun, verifyDomainClaim, setDomainStatus } = proxyActivities<DomainActivities>({

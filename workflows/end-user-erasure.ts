@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { EndUserErasureActivities } from '../activities/end-user-erasure';
-import type { ErasureInput } from '../domain/erasure-runs';
+import type { ErasureInput } from '../domain/runs/end-user-erasure';
 
 /**
  * A batch deletes up to END_USER_ERASURE_BATCH workflow executions, beating after each: a dead

@@ -8,11 +8,11 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { EvalRunActivities } from '../activities/eval-run';
-import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall, type EvalTurnOpening } from '../domain/eval-run-inputs';
-import { type TurnOutcome, turnWorkflowId } from '../domain/turn-run';
+import { EVAL_RUN_PARALLELISM, type EvalRunInput, type EvalToolCall, type EvalTurnOpening } from '../domain/runs/eval-run';
+import { type TurnOutcome, turnWorkflowId } from '../domain/runs/turn';
 import { startTurnChild } from './child-turn';
 import { recordOutcome } from './outcome-sink';
-import { AgentIdKey, ConversationIdKey, EvalRunIdKey, WorkspaceIdKey } from './search-attributes';
+import { AgentIdKey, ConversationIdKey, EvalRunIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import { summaries } from './summaries';
 
 /** The most messages a case has (domain/evals.ts): a bound on each case's loop. */

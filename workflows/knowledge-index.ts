@@ -1,6 +1,6 @@
 import { type ActivityOptions, ActivityFailure, continueAsNew, defineSignal, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { KnowledgeIndexActivities } from '../activities/knowledge-index';
-import { FILES_CHANGED_SIGNAL, type KnowledgeIndexInput } from '../domain/knowledge-index';
+import { FILES_CHANGED_SIGNAL, type KnowledgeIndexInput } from '../domain/runs/knowledge-index';
 
 /** Files listed per round; a full page means there may be more, so another round follows. */
 const PAGE = 20;

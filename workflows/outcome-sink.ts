@@ -1,5 +1,5 @@
 import { proxySinks, type Sinks } from '@temporalio/workflow';
-import type { OpsOutcomes, OpsWorkflowName } from '../domain/ops-outcomes';
+import type { OpsOutcomes, OpsWorkflowName } from '../domain/runs/outcomes';
 
 /**
  * A workflow cannot touch the worker's metrics (no I/O in workflow code): it reports its outcome

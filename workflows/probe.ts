@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ProbeActivities } from '../activities/probe';
-import type { ProbeInput, ProbeResult } from '../domain/probe';
+import type { ProbeInput, ProbeResult } from '../domain/runs/probe';
 
 const { recordProbe } = proxyActivities<ProbeActivities>({
   startToCloseTimeout: '10 seconds',

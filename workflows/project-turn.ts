@@ -1,8 +1,8 @@
 import { type ActivityOptions, ChildWorkflowFailure, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
 import type { DelegationActivities } from '../activities/delegation';
-import type { ProjectTurnInput } from '../domain/project-runs';
-import { turnWorkflowId } from '../domain/turn-run';
-import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from './search-attributes';
+import type { ProjectTurnInput } from '../domain/runs/project-turn';
+import { turnWorkflowId } from '../domain/runs/turn';
+import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 import { summaries } from './summaries';
 import { startTurnChild } from './child-turn';
 import { runTurn } from './turn';

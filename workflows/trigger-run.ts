@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TriggerRunActivities } from '../activities/trigger-run';
-import type { TriggerRunInput, TriggerRunResult } from '../domain/trigger-runs';
+import type { TriggerRunInput, TriggerRunResult } from '../domain/runs/trigger-run';
 import { runChildTurn } from './child-turn';
 import { summaries } from './summaries';
 

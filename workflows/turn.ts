@@ -4,7 +4,7 @@ import type { ToolCallActivities, ToolCallResult } from '../activities/tool-call
 import type { TurnActivities } from '../activities/turn';
 import { boundTranscript, type TranscriptItem, type TranscriptToolCall } from '../domain/turn-transcript';
 import type { TurnErrorCode } from '../domain/turn-events';
-import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput, type TurnOutcome, TURN_OUTCOME_MAX_CALLS, turnOutcomeCall } from '../domain/turn-run';
+import { isCreditStop, nonRetryableTurnFailures, TURN_CANCELLED_MESSAGE, TurnFailure, type TurnInput, type TurnOutcome, TURN_OUTCOME_MAX_CALLS, turnOutcomeCall } from '../domain/runs/turn';
 import { approvalWaits, DeadlineClock } from './approval-wait';
 import { summaries } from './summaries';
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { WebhookDeliveryActivities } from '../activities/webhook-delivery';
-import { WebhookDeliveryFailure, type WebhookDeliveryOutcome, type WebhookRunInput, type WebhookRunResult } from '../domain/webhook-runs';
+import { WebhookDeliveryFailure, type WebhookDeliveryOutcome, type WebhookRunInput, type WebhookRunResult } from '../domain/runs/webhook-run';
 import { runChildTurn } from './child-turn';
 import { summaries } from './summaries';
 

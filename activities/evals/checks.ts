@@ -1,7 +1,7 @@
 import { runInContext, createContext } from 'node:vm';
 import { Ajv2020 } from 'ajv/dist/2020';
 import type { EvalCheck } from '../../domain/evals';
-import type { EvalToolCall } from '../../domain/eval-run-inputs';
+import type { EvalToolCall } from '../../domain/runs/eval-run';
 import type { EvalCheckOutcome } from '../../domain/eval-runs';
 
 /**

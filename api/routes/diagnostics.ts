@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import type { roundTripProbe } from '../../workflows/probe';
-import { WorkspaceIdKey } from '../../workflows/search-attributes';
+import { WorkspaceIdKey } from '../../domain/runs/search-attributes';
 import type { ApiDeps } from '../context';
 import { workspaceOf } from '../context';
 import type { Limits } from '../limits';

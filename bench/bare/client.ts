@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { TurnLimits } from '../../domain/turn-run';
+import type { TurnLimits } from '../../domain/runs/turn';
 import type { bareTurnWorkflow } from './workflows';
 
 /**

@@ -1,5 +1,5 @@
 import { CancellationScope, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { TurnLimits } from '../../domain/turn-run';
+import type { TurnLimits } from '../../domain/runs/turn';
 import type { BareActivities } from './activities';
 
 /**

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { turnWorkflowId } from '../../domain/turn-run';
+import { turnWorkflowId } from '../../domain/runs/turn';
 
 /**
  * Which worker process served each turn, from Temporal's own record: the identity on a turn

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { envSchema } from '../../config/env';
-import type { TurnLimits } from '../../domain/turn-run';
+import type { TurnLimits } from '../../domain/runs/turn';
 import { ChildProc } from '../../harness/child';
 import { repoRoot } from '../../harness/cli';
 import type { BareLoadResult } from '../bare/client';

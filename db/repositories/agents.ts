@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Agent, AgentConfig, VersionItem } from '../../domain/agent';
-import { type EvalGateRecord, gateView } from '../../domain/deploy-runs';
+import { type EvalGateRecord, gateView } from '../../domain/runs/deploy';
 import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
 import { iso } from '../rows';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AgentConfig } from '../../domain/agent';
-import type { EvalGateRecord } from '../../domain/deploy-runs';
+import type { EvalGateRecord } from '../../domain/runs/deploy';
 import { newId } from '../../domain/ids';
 import { slugCandidate } from '../../domain/publishing';
 import type { Db } from '../connect';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { endUserDigest } from '../../domain/audit';
 import type { Erasure } from '../../domain/end-user-erasure';
-import { addCounts, type ErasureCounts, zeroCounts } from '../../domain/erasure-runs';
+import { addCounts, type ErasureCounts, zeroCounts } from '../../domain/runs/end-user-erasure';
 import { newId } from '../../domain/ids';
-import { turnWorkflowId } from '../../domain/turn-run';
+import { turnWorkflowId } from '../../domain/runs/turn';
 import type { Db } from '../connect';
 import { iso } from '../rows';
 import { conversationDrive } from './files';

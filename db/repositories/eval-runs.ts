@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EvalCase } from '../../domain/evals';
-import type { EvalRunPurpose } from '../../domain/eval-run-inputs';
+import type { EvalRunPurpose } from '../../domain/runs/eval-run';
 import { type EvalCaseResult, type EvalRun, type EvalRunListItem, summarize } from '../../domain/eval-runs';
 import { randomToken } from '../../domain/ids';
 import type { Db } from '../connect';

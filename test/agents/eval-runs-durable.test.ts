@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { startOpenAIServer } from '../../harness/model-servers/openai-server';
 import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { evalRunWorkflowId } from '../../domain/eval-run-inputs';
+import { evalRunWorkflowId } from '../../domain/runs/eval-run';
 import { type EvalRun, Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { waitFor } from '../support/wait';

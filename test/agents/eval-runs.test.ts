@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AgentHandle, EvalRun, WorkspaceClient } from '../../sdk/src';
 import { EVAL_DENIAL_NOTE } from '../../activities/approvals';
-import { EvalRunIdKey } from '../../workflows/search-attributes';
+import { EvalRunIdKey } from '../../domain/runs/search-attributes';
 import { createLogger } from '../../infra/logger';
 import { useTestApi } from '../support/api';
 import { refundTool, startRefunds } from '../support/refunds';

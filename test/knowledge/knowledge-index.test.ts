@@ -7,7 +7,7 @@ import { knowledgeTool } from '../../activities/tools/builtin-knowledge';
 import { createRepositories } from '../../db/repositories';
 import { knowledgeSpace, projectSpace } from '../../db/repositories/files';
 import type { FileEntry } from '../../domain/file-path';
-import { knowledgeIndexWorkflowId } from '../../domain/knowledge-index';
+import { knowledgeIndexWorkflowId } from '../../domain/runs/knowledge-index';
 import { type OpenAIServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import { Service } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Step, TurnEvent } from '../../sdk/src';
-import { ProjectIdKey } from '../../workflows/search-attributes';
+import { ProjectIdKey } from '../../domain/runs/search-attributes';
 import { useTestApi } from '../support/api';
 import { call } from '../../harness/http';
 import { expectFailure, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';

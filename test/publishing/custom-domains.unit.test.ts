@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { normalizeDomain } from '../../domain/custom-domains';
-import { renewAt } from '../../domain/domain-runs';
+import { renewAt } from '../../domain/runs/custom-domain';
 
 describe('custom domain names and renewal time', () => {
   const name = (text: string) => normalizeDomain(text, 'agents.example.com');

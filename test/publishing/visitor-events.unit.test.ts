@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TurnEvent } from '../../domain/turn-events';
-import { TURN_CANCELLED_MESSAGE } from '../../domain/turn-run';
+import { TURN_CANCELLED_MESSAGE } from '../../domain/runs/turn';
 import { VISITOR_UNAVAILABLE, visitorRefusal, visitorTerminal } from '../../domain/visitor-events';
 
 type ErrorEvent = Extract<TurnEvent, { type: 'error' }>;

@@ -1,7 +1,7 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../db/connect';
 import type { Erasure } from '../../domain/end-user-erasure';
-import { turnWorkflowId } from '../../domain/turn-run';
+import { turnWorkflowId } from '../../domain/runs/turn';
 import { call } from '../../harness/http';
 import { waitFor } from './wait';
 

@@ -7,7 +7,7 @@ import { randomToken } from '../../domain/ids';
 import { createLogger } from '../../infra/logger';
 import { installTemporalRuntime } from '../../infra/temporal-runtime';
 import { bundleWorkflows } from '../../workers/worker';
-import type { TurnInput, TurnLimits } from '../../domain/turn-run';
+import type { TurnInput, TurnLimits } from '../../domain/runs/turn';
 import { turnWorkflow } from '../../workflows/turn';
 import { type FakeTurnScript, fakeTurnActivities, modelAnswer } from '../support/fake-turn-activities';
 import { fixture } from '../support/fixture';

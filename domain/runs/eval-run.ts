@@ -3,8 +3,8 @@
  * shapes its activities answer. Pure declarations without zod (domain/eval-runs.ts has the API's
  * schemas), so the workflow bundle may import them.
  */
-import type { TurnErrorCode } from './turn-events';
-import type { TurnLimits } from './turn-run';
+import type { TurnErrorCode } from '../turn-events';
+import type { TurnLimits } from './turn';
 
 /** How many cases of one run are in flight at once (each holds one running turn at a time). */
 export const EVAL_RUN_PARALLELISM = 4;

@@ -2,7 +2,7 @@
  * What the API, the webhook-run workflow and its delivery activity share: the run's input, its
  * delivery policy and result. Pure declarations, so the workflow bundle may import them.
  */
-import type { TurnLimits } from './turn-run';
+import type { TurnLimits } from './turn';
 
 /** How a run's result is delivered to the trigger's `url` (docs/http-api.md: Webhooks). */
 export interface WebhookDeliveryPolicy {

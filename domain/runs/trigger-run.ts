@@ -2,7 +2,7 @@
  * What the API, the trigger-run workflow and its activity share: the run's input and result,
  * the ids of Schedules and runs. Pure declarations, so the workflow bundle may import them.
  */
-import type { TurnLimits } from './turn-run';
+import type { TurnLimits } from './turn';
 
 /** The triggers that run on a Temporal Schedule. */
 type ScheduledTriggerKind = 'schedule' | 'interval';

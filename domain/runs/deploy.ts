@@ -2,8 +2,8 @@
  * What the API, the deployment workflows and their activities share: inputs, results, workflow
  * ids and failure types. Pure declarations, so the workflow bundle may import them.
  */
-import type { EvalRunPurpose } from './eval-run-inputs';
-import { type TurnLimits, TurnFailure } from './turn-run';
+import type { EvalRunPurpose } from './eval-run';
+import { type TurnLimits, TurnFailure } from './turn';
 
 export interface PromoteInput {
   workspaceId: string;

@@ -2,7 +2,7 @@
  * What the API, the manager's turn workflow and its activities share. Pure declarations, so the
  * workflow bundle may import them.
  */
-import type { TurnInput } from './turn-run';
+import type { TurnInput } from './turn';
 
 /** The name the manager calls its delegation tool by (also its `tool` events' name). */
 export const DELEGATE_TOOL = 'delegate';
