@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Service } from '../../sdk/src';
 import { launchChromium } from '../../harness/browser';
+import { SHOTS, shootAtWidths } from './screenshots';
 import { startTestApi, type TestApi } from '../support/api';
 import { refundTool, startRefunds } from '../support/refunds';
 import { waitFor } from '../support/wait';
@@ -13,11 +14,11 @@ import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/wo
  * Tool calls a person approves, on the hosted chat page in Chromium (docs/approvals.md): the
  * visitor sees the pending action (tool and arguments) and, only when the agent's `approvals` is
  * `visitor`, Approve and Deny buttons that decide it; otherwise no buttons, and the public route
- * refuses the visitor. The offline model calls the tool from a `/tool` line. Screenshots of the
- * pending action go to test-artifacts/screenshots/approval-*.png.
+ * refuses the visitor. Once decided, the action stays under the reply as a record that says how
+ * it settled, and the reply lists the tools it ran. The offline model calls the tool from a `/tool`
+ * line. Screenshots go to test-artifacts/screenshots/approval-*.png.
  */
 
-const SHOTS = path.resolve(__dirname, '../../test-artifacts/screenshots');
 const ASK = '/tool refund {"orderId":"A1","amount":20}';
 
 describe('approving a tool call on the hosted chat page (Chromium)', function () {
@@ -66,16 +67,26 @@ describe('approving a tool call on the hosted chat page (Chromium)', function ()
     return agent.id;
   }
 
-  /** Opens the hosted page, asks for the refund, and resolves to the pending action's card. */
+  /**
+   * Opens the hosted page, asks for the refund, and resolves to the pending action's card (found
+   * by its approval id from then on: its label changes once decided).
+   */
   async function askOnPage(agentId: string) {
     await page.goto(`${api.baseURL}/embed/${agentId}`);
     await page.getByRole('textbox').fill(ASK);
     await page.keyboard.press('Enter');
-    const card = page.getByRole('group', { name: /Action waiting for approval: refund/ });
-    await card.waitFor({ timeout: 30_000 });
-    const approvalId = (await card.getAttribute('data-approval-id')) ?? '';
+    const pending = page.getByRole('group', { name: /Action waiting for approval: refund/ });
+    await pending.waitFor({ timeout: 30_000 });
+    const approvalId = (await pending.getAttribute('data-approval-id')) ?? '';
     const visitorId = await page.evaluate((key) => localStorage.getItem(key), `ha:uid:${agentId}`);
-    return { card, approvalId, visitorId: visitorId ?? '' };
+    return { card: page.locator(`[data-approval-id="${approvalId}"]`), approvalId, visitorId: visitorId ?? '' };
+  }
+
+  /** The finished reply (the last assistant message, no longer busy) and its visible text. */
+  async function finishedReply() {
+    const reply = page.locator('.ha-msg-assistant[aria-busy="false"]').last();
+    await reply.waitFor({ timeout: 30_000 });
+    return reply;
   }
 
   /** The public decision route, as a visitor's page (or anyone with the token) would call it. */
@@ -101,9 +112,18 @@ describe('approving a tool call on the hosted chat page (Chromium)', function ()
     assert.equal(refunds.seen.length, before, 'nothing ran before the decision');
 
     await card.getByRole('button', { name: 'Approve' }).click();
-    await card.getByRole('status').filter({ hasText: 'Approved.' }).waitFor();
-    await page.locator('.ha-msg-assistant[aria-busy="false"]').last().waitFor();
+    // Under the reply it produced, the card is a record of what happened, not a call to act.
+    await page.getByRole('group', { name: 'Approved: refund' }).waitFor({ timeout: 10_000 });
+    await card.getByRole('status').filter({ hasText: 'Approved: the action went ahead.' }).waitFor();
+    const reply = await finishedReply();
     assert.equal(await card.getByRole('button').count(), 0, 'no buttons once decided');
+    assert.equal(await page.getByText(/waiting for approval/).count(), 0, 'nothing still says it waits');
+    assert.match(await reply.innerText(), /Tool results: refund/);
+    // The activity line is gone with the finished reply; a compact record of the tool call stays.
+    const record = reply.locator('.ha-tools');
+    assert.equal(await record.innerText(), 'Used refund');
+    assert.equal(await record.isVisible(), true);
+    await shootAtWidths(page, 'approval-approved');
     await waitFor('the refund', () => refunds.seen.length, (n) => n === before + 1);
     assert.equal((await api.db('tool_approvals').where({ id: approvalId }).first()).status, 'approved');
     assert.ok(visitorId.length > 0);
@@ -122,5 +142,24 @@ describe('approving a tool call on the hosted chat page (Chromium)', function ()
     // The team denies it with the API key; the page shows the outcome from the stream.
     await ws.approval(approvalId).deny('refunds go through the billing team');
     await card.getByRole('status').filter({ hasText: /Denied: the action was not run\. Note: refunds go through the billing team/ }).waitFor();
+    const reply = await finishedReply();
+    assert.equal(await page.getByRole('group', { name: 'Denied: refund' }).count(), 1, 'the heading says it was denied');
+    assert.equal(await page.getByText(/waiting for approval|Waiting for the team/).count(), 0, 'nothing still says it waits');
+    assert.equal(await reply.locator('.ha-tools').count(), 0, 'a denied call did not run: no "Used refund"');
+    await shootAtWidths(page, 'approval-denied');
+  });
+
+  it('a tool that needs no approval: once the reply is done, "Used refund" stays under it', async () => {
+    const agent = await ws.agents.create({ name: 'Refund Desk', role: 'freelancer', httpTools: [{ ...refundTool(refunds.url), approval: 'none' }] });
+    await ws.agents.deployToProd(agent.versionId);
+    await page.goto(`${api.baseURL}/embed/${agent.id}`);
+    await page.getByRole('textbox').fill(ASK);
+    await page.keyboard.press('Enter');
+    const reply = await finishedReply();
+    assert.match(await reply.innerText(), /Tool results: refund/);
+    assert.equal(await reply.locator('.ha-activity').count(), 0, 'the line shown while it ran is gone');
+    assert.equal(await reply.locator('.ha-tools').innerText(), 'Used refund');
+    assert.equal(await reply.locator('.ha-tools').isVisible(), true);
+    await shootAtWidths(page, 'reply-used-tool');
   });
 });

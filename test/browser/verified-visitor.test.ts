@@ -8,13 +8,15 @@ import { Service, signVisitorToken } from '../../sdk/src';
 import { startTestApi, type TestApi } from '../support/api';
 import { chatFrame, launchChromium } from '../../harness/browser';
 import { fixture } from '../support/fixture';
+import { shootAtWidths } from './screenshots';
 
 /**
  * Verified visitors in a real browser: a customer's site (http://member.localhost:<port>) whose
  * backend signs its logged-in member with the SDK's `signVisitorToken` and puts the token on the
  * embed's script tag. The panel chats as that member and, after a reload, goes on with their
- * conversation; a page carrying a forged token shows a plain refusal in the panel. Screenshots go
- * to test-artifacts/screenshots/.
+ * conversation; a page carrying a forged token shows a plain refusal in the panel, and a visitor
+ * with no token at all is told once, with the composer closed, to sign in on the site. Screenshots
+ * go to test-artifacts/screenshots/.
  */
 
 const SHOTS = path.resolve(__dirname, '../../test-artifacts/screenshots');
@@ -121,5 +123,20 @@ describe('verified visitors in a real browser', () => {
     assert.equal(await notice.isVisible(), true);
     await page.screenshot({ path: path.join(SHOTS, 'verified-visitor-forged-token.png') });
     assert.equal((await ws.agent(agentId).conversations()).length, before);
+  });
+
+  it('an anonymous visitor on the hosted page: the refusal once, no Retry, and a closed composer that says to sign in', async function () {
+    this.timeout(60_000);
+    const before = (await ws.agent(agentId).conversations()).length;
+    await page.goto(`${api.baseURL}/embed/${agentId}`);
+    // The composer says why it is closed: the site that embeds the chat signs its members in.
+    await page.locator('#ha-input[placeholder="Sign in on the website to chat"]').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#ha-log').getByText(/only for signed-in visitors/).count(), 1, 'the refusal, once');
+    assert.match(await page.locator('#ha-log .ha-msg-notice').innerText(), /sign in on the website/);
+    assert.equal(await page.getByRole('button', { name: 'Retry' }).count(), 0, 'no Retry: asking again cannot help');
+    assert.equal(await page.locator('#ha-input').isDisabled(), true, 'nothing to write into');
+    assert.equal(await page.locator('#ha-send').isDisabled(), true);
+    await shootAtWidths(page, 'verified-agent-anonymous-visitor');
+    assert.equal((await ws.agent(agentId).conversations()).length, before, 'nothing was written');
   });
 });

@@ -55,15 +55,13 @@ class ChatPage {
       badge.textContent = 'Test version';
       document.getElementById('ha-title')?.append(' ', badge);
     }
-    this.input.disabled = false;
-    this.sendButton.disabled = false;
+    this.openComposer();
     if (embedderOrigin(location.hash)) {
       // In the embed's panel, focus given to the frame lands on <body>: hand it to the composer.
       const toComposer = () => document.activeElement === document.body && this.input.focus();
       window.addEventListener('focus', toComposer);
       if (document.hasFocus()) toComposer();
     }
-    this.input.placeholder = `Message ${this.config.name}…`;
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.submit();
@@ -101,6 +99,28 @@ class ChatPage {
     this.sendButton.setAttribute('aria-disabled', String(busy));
   }
 
+  /** Lets the visitor write (again, once a sign-in went through). */
+  private openComposer(): void {
+    this.input.disabled = this.sendButton.disabled = false;
+    this.input.placeholder = `Message ${this.config.name}…`;
+  }
+
+  /**
+   * The service refused who the visitor is and no retry can change that: no composer to write
+   * into, and it says why (the refusal itself is in the log, once).
+   */
+  private closeComposer(reason: string): void {
+    this.input.disabled = this.sendButton.disabled = true;
+    this.input.placeholder = reason;
+  }
+
+  /** Ends `reply` with what went wrong: a Retry only where one may help. */
+  private failed(reply: ReplyView, error: unknown, resend: (() => void) | null): void {
+    const signIn = signInNeeded(error);
+    reply.fail(describe(error), signIn ? undefined : retryFor(error, resend));
+    if (signIn) this.closeComposer(signIn);
+  }
+
   /** Grows the textarea with its content, up to the cap set in CSS. */
   private fitInput(): void {
     this.input.style.height = 'auto';
@@ -124,6 +144,7 @@ class ChatPage {
     this.setBusy(true);
     try {
       const history = await this.api.history(this.visitor, signal);
+      this.openComposer();
       for (const message of history.data) {
         if (message.role === 'user') this.view.user(message.content);
         else this.view.assistant(message.content);
@@ -135,7 +156,9 @@ class ChatPage {
       if (history.runningTurnId) await this.follow(history.runningTurnId, null, this.view.reply(), null);
     } catch (error) {
       if (signal.aborted) return;
-      this.view.notice(describe(error), { onRetry: () => void this.loadHistory() });
+      const signIn = signInNeeded(error);
+      this.view.notice(describe(error), signIn ? undefined : { onRetry: () => void this.loadHistory() });
+      if (signIn) this.closeComposer(signIn);
     } finally {
       if (!signal.aborted) this.setBusy(false);
     }
@@ -154,7 +177,7 @@ class ChatPage {
       await this.follow(response.headers.get('X-Turn-Id'), response, reply, resend);
     } catch (error) {
       if (signal.aborted) return;
-      reply.fail(describe(error), retryFor(error, resend));
+      this.failed(reply, error, resend);
     } finally {
       if (!signal.aborted) this.setBusy(false);
     }
@@ -171,6 +194,8 @@ class ChatPage {
     const text = new ReplyText();
     let steps: Step[] | null = null;
     let tool: string | null = null;
+    /** The tools this reply ran, kept as a record under it once it ends. */
+    const used = new Set<string>();
     const cards = new Map<string, ApprovalCard>();
     const decide: Decide = async (approvalId, decision) => {
       try {
@@ -189,9 +214,14 @@ class ChatPage {
         if (text.apply(event)) reply.setText(text.text);
         if (event.type === 'progress') steps = event.steps;
         if (event.type === 'tool') tool = event.state === 'start' ? event.name : null;
-        if (event.type === 'done') return reply.finish(event.reply);
+        if (tool) used.add(tool);
+        if (event.type === 'done') {
+          reply.recordTools([...used]);
+          return reply.finish(event.reply);
+        }
         if (event.type === 'error') {
           for (const card of cards.values()) card.settle('cancelled');
+          reply.recordTools([...used]);
           return reply.fail(event.message, resend ? { onRetry: resend } : undefined);
         }
         if (event.type === 'approval') {
@@ -219,7 +249,7 @@ class ChatPage {
         reply.fail('The connection was lost before the reply finished.', retry ? { onRetry: retry } : undefined);
       } catch (error) {
         if (signal.aborted) return;
-        reply.fail(describe(error), retryFor(error, resend));
+        this.failed(reply, error, resend);
       } finally {
         if (!signal.aborted) this.setBusy(false);
       }
@@ -233,10 +263,21 @@ function describe(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 429) return `Too many messages — try again in ${Math.max(1, Math.ceil(error.retryAfter ?? 10))} s`;
     if (error.code === 'invalid_visitor_token') return 'This chat could not confirm who you are (your sign-in may have expired). Reload the page, or sign in again.';
-    if (error.code === 'visitor_token_required') return 'Please sign in to chat with us.';
+    if (error.code === 'visitor_token_required') return 'This chat is only for signed-in visitors: sign in on the website, then open the chat again.';
     return error.message;
   }
   return 'Could not reach the chat service. Check your connection and try again.';
+}
+
+/**
+ * For a refusal of who the visitor is, what the closed composer says (the visitor has to sign in
+ * on the site that embeds the chat, which then signs a token for them); null for anything else.
+ */
+function signInNeeded(error: unknown): string | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === 'visitor_token_required') return 'Sign in on the website to chat';
+  if (error.code === 'invalid_visitor_token') return 'Sign in again on the website to chat';
+  return null;
 }
 
 function retryFor(error: unknown, resend: (() => void) | null): { onRetry(): void; waitSeconds?: number } | undefined {

@@ -11,6 +11,16 @@ const marked = new Marked({
   gfm: true,
   breaks: true,
   renderer: { html: ({ text }) => text.replace(/[&<>"']/g, (c) => escapes[c] ?? c) },
+  // A backslash shows as written. Models write Windows paths (`C:\new\_dir`, `\\server\share`),
+  // regexes and LaTeX (`\{`, `\\`, `\[ … \]`) far more often than they escape markdown on purpose,
+  // and a vanished backslash changes what the reply says. A backslash and the punctuation after it
+  // stay literal text: the backslash shows, and the character still starts no markup.
+  tokenizer: {
+    escape(src) {
+      const match = /^\\[!-/:-@[-`{-~]/.exec(src);
+      return match ? { type: 'escape', raw: match[0], text: match[0] } : false;
+    },
+  },
 });
 
 /**

@@ -127,6 +127,14 @@ export class ReplyView {
     this.keepAtBottom(() => this.root.insertBefore(node, this.activity.isConnected ? this.activity : null));
   }
 
+  /**
+   * The tools the reply ran, as one compact line under it ("Used refund, files.write"): the
+   * activity line shown while they ran goes once the reply ends; this record stays.
+   */
+  recordTools(names: readonly string[]): void {
+    if (names.length > 0) this.attach(el('p', 'ha-tools', `Used ${names.join(', ')}`));
+  }
+
   /** Shows the final reply in full and lets assistive technology read it. */
   finish(markdown: string): void {
     this.cancelFrame();
