@@ -58,12 +58,17 @@ export class PasswordSignIn {
     await this.refuseOverLimit(ctx, email);
     const account = await repos.members.accountByEmail({ email });
     const matches = await verifyPassword(account?.passwordHash, input.password);
-    const memberships = matches && account ? await repos.members.membershipsOf({ accountId: account.id }) : [];
-    const member = input.workspaceId ? memberships.find((m) => m.workspaceId === input.workspaceId) : memberships[0];
+    // Looked up for an unknown e-mail too (an id nothing has), so the time does not tell them apart.
+    const memberships = await repos.members.membershipsOf({ accountId: account?.id ?? 'acc_none' });
+    const chosen = input.workspaceId ? memberships.find((m) => m.workspaceId === input.workspaceId) : memberships[0];
+    const member = matches ? chosen : undefined;
     const workspace = member ? await repos.workspaces.get({ id: member.workspaceId }) : undefined;
     if (!member || !workspace) {
       await repos.signInFailures.record({ email, ip: ctx.ip });
-      await audit.append(auditOf(ctx, { workspaceId: input.workspaceId ?? null, actor: { kind: 'anonymous', email }, action: 'signInFailed', outcome: 'invalid_credentials', status: 401 }));
+      // A member's failed sign-in is in their workspace's log, where its owners see it; a stranger's
+      // (an unknown e-mail) belongs to no workspace, whatever workspace the request named.
+      const failedIn = (chosen ?? memberships[0])?.workspaceId ?? null;
+      await audit.append(auditOf(ctx, { workspaceId: failedIn, actor: { kind: 'anonymous', email }, action: 'signInFailed', outcome: 'invalid_credentials', status: 401 }));
       throw new AppError('invalid_credentials', 'the e-mail and password do not match a member');
     }
     await repos.signInFailures.clearAccount({ email });

@@ -71,6 +71,8 @@ describe('password sign-in', function () {
     assert.ok(unknownTime > known * 0.3 && unknownTime < known * 3, `unknown e-mail ${unknownTime.toFixed(1)} ms vs wrong password ${known.toFixed(1)} ms`);
     const failed = await api.db('audit_events').where({ action: 'signInFailed', actor_email: 'nobody-here@people.test' }).first('outcome', 'workspace_id');
     assert.deepEqual(failed, { outcome: 'invalid_credentials', workspace_id: null });
+    const memberFailed = await api.db('audit_events').where({ action: 'signInFailed', actor_email: m.email }).first('workspace_id');
+    assert.equal(memberFailed?.workspace_id, m.workspace.id, "a member's failed sign-in is in their workspace's log, for its owners");
   });
 
   it('a member of several workspaces signs in to the one they name, or the one seen last; another workspace id is the same 401', async () => {
@@ -171,7 +173,7 @@ describe('password sign-in', function () {
     assert.equal(again.body.error.code, 'invalid_link');
     assert.equal((await fetch(`${api.baseURL}${path}`)).status, 400);
     const actions = (await api.db('audit_events').where({ workspace_id: m.workspace.id }).orderBy('seq').select('action')).map((r: { action: string }) => r.action);
-    assert.deepEqual(actions, ['signIn', 'passwordResetRequested', 'passwordReset', 'signIn', 'signIn']);
+    assert.deepEqual(actions, ['signIn', 'passwordResetRequested', 'passwordReset', 'signIn', 'signInFailed', 'signIn']);
   });
 
   it('an expired reset link is 400 invalid_link and changes nothing', async () => {
