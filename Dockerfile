@@ -13,7 +13,8 @@
 #   docker run --rm -p 8080:8080 -e DATABASE_URL=… -e TEMPORAL_ADDRESS=… hosted-agents            # api
 #   docker run --rm -e DATABASE_URL=… -e TEMPORAL_ADDRESS=… hosted-agents worker
 #
-# docker-compose.yml runs the whole set (postgres, temporal, temporal-ui, migrate, api, worker).
+# docker-compose.yml runs the whole set (postgres, Temporal's schema set-up, server, namespace and
+# UI, migrate, api, worker).
 
 # A maintained LTS line for the image (Node 22, supported into 2027); the code also runs on Node 20,
 # which development and CI machines here use.

@@ -5,6 +5,16 @@ import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
+// The Temporal client's call context, switched off again after each use: infra/temporal-connection.ts.
+const callContext = ['withDeadline', 'withMetadata', 'withAbortSignal'].map((property) => ({
+  property,
+  message: 'use withCallDeadline (infra/temporal-connection.ts): it switches the call context off again',
+}));
+// config/env.ts reads the environment once, checks every variable and documents it (docs/operations.md);
+// a read anywhere else is a setting nobody validates or documents. Tests, harness, bench and scripts may.
+const processEnv = { object: 'process', property: 'env', message: 'read settings from Config (config/env.ts); the host environment is Config.processEnv' };
+const productFolders = ['api', 'activities', 'cli', 'db', 'domain', 'infra', 'services', 'turns', 'workers', 'workflows'].map((dir) => `${dir}/**/*.ts`);
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'build/**', 'build.*/**', '.data/**', 'test-artifacts/**', 'sdk/dist/**', '**/*.js', '**/*.mjs', '**/*.cjs', 'sdk/tsup.config.ts'] },
   js.configs.recommended,
@@ -25,19 +35,17 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // The Temporal client's call context, switched off again after each use: infra/temporal-connection.ts.
-      'no-restricted-properties': [
-        'error',
-        ...['withDeadline', 'withMetadata', 'withAbortSignal'].map((property) => ({
-          property,
-          message: 'use withCallDeadline (infra/temporal-connection.ts): it switches the call context off again',
-        })),
-      ],
+      'no-restricted-properties': ['error', ...callContext],
     },
   },
   {
+    // One rule's options replace, not add to, the ones above: both lists, for the product's folders.
+    files: productFolders,
+    rules: { 'no-restricted-properties': ['error', ...callContext, processEnv] },
+  },
+  {
     files: ['infra/temporal-connection.ts'],
-    rules: { 'no-restricted-properties': 'off' },
+    rules: { 'no-restricted-properties': ['error', processEnv] },
   },
   {
     // Workflows are deterministic: no Node built-ins, no I/O, and activities by type only (Temporal's guidance).

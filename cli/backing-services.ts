@@ -40,6 +40,7 @@ export async function openTemporal(config: Config, say: Say): Promise<TemporalSe
     explicitPath: config.TEMPORAL_CLI_PATH,
     allowDownload: config.TEMPORAL_CLI_DOWNLOAD,
     log: say,
+    env: config.processEnv,
   });
   await mkdir(config.dataDir, { recursive: true });
   const server = await startTemporalDevServer({

@@ -8,7 +8,6 @@ import type * as Migrate from './commands/migrate';
 import type * as Serve from './commands/serve';
 import type * as Start from './commands/start';
 import type * as TemporalCli from './commands/temporal-cli';
-import type * as TemporalCluster from './commands/temporal-cluster';
 
 // Each command's module is loaded when that command runs, not at start: `api` then loads no
 // worker, activity or embedded-database code, and `worker` no HTTP server (docs/operations.md: Start-up).
@@ -18,7 +17,6 @@ const migrate = () => require('./commands/migrate') as typeof Migrate;
 const serve = () => require('./commands/serve') as typeof Serve;
 const start = () => require('./commands/start') as typeof Start;
 const temporalCli = () => require('./commands/temporal-cli') as typeof TemporalCli;
-const temporalCluster = () => require('./commands/temporal-cluster') as typeof TemporalCluster;
 
 /** Operator-facing lines go to stderr so that `--json` output on stdout stays machine-readable. */
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -91,12 +89,6 @@ program.command('migrate').description('apply database migrations; register sear
   .action(adminAction((config) => migrate().migrateCommand(config, say)));
 program.command('temporal-cli').description('find, download or build the Temporal CLI (dev server) ahead of time; prints its path')
   .action(adminAction((config) => temporalCli().temporalCliCommand(config, say, print)));
-program.command('temporal-cluster').description('build (once) and run a Temporal cluster on PostgreSQL: four service processes; prints the address (docs/temporal-cluster.md)')
-  .option('--database-url <url>', 'the PostgreSQL server for persistence and visibility (default: DATABASE_URL)')
-  .option('--prefix <name>', 'database names: <name> and <name>_visibility', 'temporal')
-  .option('--port <port>', "the frontend's gRPC port", '7233')
-  .option('--namespace <name>', 'the namespace to register', 'default')
-  .action(adminAction((config, opts: TemporalCluster.ClusterCommandOptions) => temporalCluster().temporalClusterCommand(config, opts, say, print)));
 
 const workspace = program.command('workspace').description('manage workspaces (DATABASE_URL, else the embedded database in DATA_DIR)');
 workspace.command('create').description('create a workspace and its first API key (shown once); --owner also makes its owner and a one-time sign-in link')

@@ -398,6 +398,12 @@ export interface Config extends Env {
   oauthProviders: Record<string, OAuthProvider>;
   /** The redirect URI registered with every OAuth provider: `<baseURL>/v1/oauth/callback`. */
   oauthRedirectURI: string;
+  /**
+   * The environment as given, for the host's own variables (PATH, XDG_CACHE_HOME: where the
+   * Temporal CLI is looked for) and for what a child process such as `go install` inherits. Not the
+   * service's settings, which are the fields above: it is here so nothing else reads process.env.
+   */
+  processEnv: Readonly<NodeJS.ProcessEnv>;
 }
 
 
@@ -460,5 +466,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     models,
     oauthProviders: loadOAuthProviders(e),
     oauthRedirectURI: `${baseURL}/v1/oauth/callback`,
+    processEnv: env,
   };
 }

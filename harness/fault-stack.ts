@@ -8,9 +8,9 @@ import { migrateLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { randomToken } from '../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
-import { clusterServices } from '../infra/temporal-cluster';
 import { freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
 import { startTestCluster } from './temporal-cluster';
+import { clusterServices } from './temporal-cluster-launcher';
 import { asCliProcess, type CliProcess, cliProcess } from './cli';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */

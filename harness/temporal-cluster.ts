@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { type ClusterHandle, startTemporalCluster } from '../infra/temporal-cluster';
 import { freePort } from '../infra/temporal-dev-server';
-import { locateTemporalServer } from '../infra/temporal-server-binaries';
+import { type ClusterHandle, startTemporalCluster } from './temporal-cluster-launcher';
+import { locateTemporalServer } from './temporal-server-binaries';
 
 /** A free port below 32768: Temporal stores membership ports in a smallint column. */
 async function smallPort(): Promise<number> {

@@ -13,9 +13,15 @@ import path from 'node:path';
 const TEMPORAL_CLI_VERSION = '1.5.1';
 const GO_PACKAGE = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
 
+/**
+ * The host's variables the lookup reads: the process's environment, handed down from
+ * config/env.ts (`Config.processEnv`), the one module that reads process.env.
+ */
+type HostEnv = Readonly<NodeJS.ProcessEnv>;
+
 /** ~/.cache/hosted-agents/bin (or under XDG_CACHE_HOME): where the Go-built binaries are kept, outside any checkout. */
-export function temporalCliCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
+export function temporalCliCacheDir(env: HostEnv): string {
+  const base = env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
   return path.join(base, 'hosted-agents', 'bin');
 }
 
@@ -28,8 +34,8 @@ export function isExecutable(file: string): boolean {
   }
 }
 
-export function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+export function onPath(name: string, env: HostEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     if (isExecutable(candidate)) return candidate;
@@ -41,6 +47,8 @@ interface LocateOptions {
   explicitPath?: string;
   allowDownload: boolean;
   log: (line: string) => void;
+  /** PATH and XDG_CACHE_HOME are read from it, and `go install` inherits it. */
+  env: HostEnv;
 }
 
 export async function locateTemporalCli(opts: LocateOptions): Promise<string> {
@@ -50,15 +58,15 @@ export async function locateTemporalCli(opts: LocateOptions): Promise<string> {
     }
     return opts.explicitPath;
   }
-  const fromPath = onPath('temporal');
+  const fromPath = onPath('temporal', opts.env);
   if (fromPath) return fromPath;
-  const cacheDir = temporalCliCacheDir();
+  const cacheDir = temporalCliCacheDir(opts.env);
   const cached = path.join(cacheDir, 'temporal');
   if (isExecutable(cached)) return cached;
   await mkdir(cacheDir, { recursive: true });
   if (opts.allowDownload && (await tryDownload(cached, opts.log))) return cached;
-  if (onPath('go')) {
-    await goInstall(cacheDir, opts.log);
+  if (onPath('go', opts.env)) {
+    await goInstall(cacheDir, opts.env, opts.log);
     if (isExecutable(cached)) return cached;
   }
   throw new Error(
@@ -97,7 +105,7 @@ async function tryDownload(target: string, log: (line: string) => void): Promise
   }
 }
 
-async function goInstall(cacheDir: string, log: (line: string) => void): Promise<void> {
+async function goInstall(cacheDir: string, env: HostEnv, log: (line: string) => void): Promise<void> {
   log(`building the Temporal CLI with \`go install ${GO_PACKAGE}\` (takes a few minutes, once)…`);
   const started = Date.now();
   let modules = 0;
@@ -107,18 +115,19 @@ async function goInstall(cacheDir: string, log: (line: string) => void): Promise
   try {
     await run('go', ['install', GO_PACKAGE], (line) => {
       if (line.startsWith('go: downloading')) modules++;
-    }, { ...process.env, GOBIN: cacheDir });
+    }, { ...env, GOBIN: cacheDir });
     log(`Temporal CLI built in ${Math.round((Date.now() - started) / 1000)} s: ${path.join(cacheDir, 'temporal')}`);
   } finally {
     clearInterval(ticker);
   }
 }
 
+/** Runs a command to its end; `env` unset: the child inherits this process's environment. */
 export function run(
   cmd: string,
   args: string[],
   onLine: (line: string) => void,
-  env: NodeJS.ProcessEnv = process.env,
+  env?: NodeJS.ProcessEnv,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { envSchema } from '../../config/env';
 import { temporalCliFromEnv } from '../../harness/temporal-cli';
-import { clusterServices } from '../../infra/temporal-cluster';
+import { clusterServices } from '../../harness/temporal-cluster-launcher';
 import { freePort, startTemporalDevServer } from '../../infra/temporal-dev-server';
 import { startTestCluster } from '../../harness/temporal-cluster';
 import { ChildProc } from '../../harness/child';

@@ -12,8 +12,8 @@ import { randomToken } from '../../domain/ids';
 import { freshDatabase, type FreshDatabase } from '../../harness/database';
 import { kill, type Proc, processEnv, spawnProcess } from '../../harness/fault-stack';
 import { startTestCluster, type TestCluster } from '../../harness/temporal-cluster';
+import { clusterServices } from '../../harness/temporal-cluster-launcher';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
-import { clusterServices } from '../../infra/temporal-cluster';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { freePort } from '../../infra/temporal-dev-server';
 

@@ -10,7 +10,7 @@ import { kill, type Proc, processEnv, spawnProcess } from '../../harness/fault-s
 import { freePort } from '../../infra/temporal-dev-server';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
-import type { ClusterHandle } from '../../infra/temporal-cluster';
+import type { ClusterHandle } from '../../harness/temporal-cluster-launcher';
 import { startCaddy, type RunningCaddy } from '../support/caddy';
 import { fixture } from '../support/fixture';
 import { historyPayloads } from '../support/history';

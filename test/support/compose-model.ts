@@ -175,9 +175,11 @@ export function loadCompose(): { services: Map<string, Service>; raw: Obj } {
 }
 
 export const dockerfilePath = (s: Service) => path.resolve(root, s.build!.context, s.build!.dockerfile);
-export const isPostgresImage = (image: string | undefined) => image !== undefined && /^(docker\.io\/)?(library\/)?postgres(:|@|$)/.test(image);
+/** The official image, or pgvector's (the official one with the extension added). */
+export const isPostgresImage = (image: string | undefined) => image !== undefined && /^(docker\.io\/)?((library\/)?postgres|pgvector\/pgvector)(:|@|$)/.test(image);
 export const isTemporalServerImage = (image: string | undefined) =>
   image !== undefined && /^(docker\.io\/)?temporalio\/(auto-setup|server)(:|@|$)/.test(image);
+export const isTemporalAdminToolsImage = (image: string | undefined) => image !== undefined && /^(docker\.io\/)?temporalio\/admin-tools(:|@|$)/.test(image);
 export const isTemporalUiImage = (image: string | undefined) => image !== undefined && /^(docker\.io\/)?temporalio\/ui(:|@|$)/.test(image);
 
 /** Ports a service's process listens on inside the compose network. */

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/env';
-import type { ClusterHandle } from '../../infra/temporal-cluster';
+import type { ClusterHandle } from '../../harness/temporal-cluster-launcher';
 
 /** What the global fixture started for this test run; read by tests through `fixture()`. */
 export interface TestFixture {

@@ -1,26 +1,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import pg from 'pg';
-import { ensureSearchAttributes } from './search-attributes';
-import { run } from './temporal-cli';
+import { ensureSearchAttributes } from '../infra/search-attributes';
+import { run } from '../infra/temporal-cli';
+import { namespaceAnswers, withCallDeadline } from '../infra/temporal-connection';
 import type { TemporalServerBinaries } from './temporal-server-binaries';
-import { namespaceAnswers, withCallDeadline } from './temporal-connection';
 
 /**
- * A Temporal cluster as operators run one: the four services — frontend, history, matching,
- * worker — each its own `temporal-server start --service …` process, sharing PostgreSQL for
- * persistence and visibility, configured by `deploy/temporal/config/cluster.yaml` (rendered per
- * process from its environment). Start-up is idempotent: databases and schemas are created or
- * brought up to date, the namespace and our search attributes registered only when missing.
+ * A Temporal cluster in the shape operators run one (docs/temporal-cluster.md), for the cluster
+ * test pass and `BENCH_TEMPORAL=cluster`: the four services — frontend, history, matching, worker —
+ * each its own `temporal-server start --service …` process, sharing PostgreSQL for persistence and
+ * visibility, configured by `deploy/temporal/config/cluster.yaml` (rendered per process from its
+ * environment). It does what the operator's guide does by hand, in the same order: databases and
+ * schemas with `temporal-sql-tool`, history first, the other three, then the namespace and our
+ * search attributes. Each step is idempotent.
  */
 export const clusterServices = ['history', 'matching', 'frontend', 'worker'] as const;
 type ClusterService = (typeof clusterServices)[number];
 
-export interface ClusterPorts {
+interface ClusterPorts {
   frontend: number;
   frontendHttp: number;
   history: number;
@@ -29,16 +30,6 @@ export interface ClusterPorts {
   /** Ringpop membership ports, one per service: below 32768 (PostgreSQL keeps them as smallint). */
   membership: Record<ClusterService, number>;
 }
-
-/** The ports of docs/temporal-cluster.md: Temporal's own defaults. */
-export const defaultClusterPorts: ClusterPorts = {
-  frontend: 7233,
-  frontendHttp: 7243,
-  history: 7234,
-  matching: 7235,
-  worker: 7239,
-  membership: { frontend: 6933, history: 6934, matching: 6935, worker: 6939 },
-};
 
 export interface ClusterOptions {
   binaries: TemporalServerBinaries;
@@ -68,8 +59,8 @@ export interface ClusterHandle {
   stop(): Promise<void>;
 }
 
-/** deploy/temporal at the package's root: one folder up from the sources, two from build/infra/. */
-const configRoot = ['..', '../..'].map((up) => path.join(__dirname, up, 'deploy', 'temporal')).find((dir) => existsSync(dir)) ?? path.join(__dirname, '..', 'deploy', 'temporal');
+/** deploy/temporal, the configuration operators use too. */
+const configRoot = path.join(__dirname, '..', 'deploy', 'temporal');
 
 export async function startTemporalCluster(opts: ClusterOptions): Promise<ClusterHandle> {
   const db = parseDatabaseUrl(opts.databaseUrl);
@@ -235,7 +226,6 @@ async function ensureNamespace(address: string, namespace: string): Promise<void
     await connection.close();
   }
 }
-
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

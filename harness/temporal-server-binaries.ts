@@ -1,15 +1,15 @@
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isExecutable, onPath, run, temporalCliCacheDir } from './temporal-cli';
+import { isExecutable, onPath, run, temporalCliCacheDir } from '../infra/temporal-cli';
 
 /**
- * The Temporal server and its SQL schema tool, for a self-run cluster (`hosted-agents
- * temporal-cluster`, the cluster test pass, `BENCH_TEMPORAL=cluster`). v1.29.1 is the server the
- * pinned CLI (v1.5.1) embeds, so the dev server and the cluster run the same history code.
+ * The Temporal server and its SQL schema tool, for the cluster the tests and benches start
+ * (harness/temporal-cluster-launcher.ts). v1.29.1 is the server the pinned CLI (v1.5.1) embeds, so
+ * the dev server and the cluster run the same history code; docker-compose.yml pins the same.
  * Found in TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else our cache; else built once with
  * `go install` from the Go module proxy (about three minutes on two cores).
  */
-const TEMPORAL_SERVER_VERSION = '1.29.1';
+export const TEMPORAL_SERVER_VERSION = '1.29.1';
 const MODULE = 'go.temporal.io/server';
 
 export interface TemporalServerBinaries {
@@ -31,7 +31,7 @@ export async function locateTemporalServer(log: (line: string) => void): Promise
       found.push(explicit);
       continue;
     }
-    const cached = path.join(temporalCliCacheDir(), b.name);
+    const cached = path.join(temporalCliCacheDir(process.env), b.name);
     if (!isExecutable(cached)) await goInstall(b.pkg, b.built, cached, log);
     found.push(cached);
   }
@@ -41,7 +41,7 @@ export async function locateTemporalServer(log: (line: string) => void): Promise
 
 /** `go install` names the binary after its package folder; it is built in a scratch GOBIN and renamed into the cache. */
 async function goInstall(pkg: string, built: string, target: string, log: (line: string) => void): Promise<void> {
-  if (!onPath('go')) throw new Error(`${path.basename(target)} was not found in ${path.dirname(target)} and Go is not installed to build it (go install ${MODULE}/${pkg}@v${TEMPORAL_SERVER_VERSION})`);
+  if (!onPath('go', process.env)) throw new Error(`${path.basename(target)} was not found in ${path.dirname(target)} and Go is not installed to build it (go install ${MODULE}/${pkg}@v${TEMPORAL_SERVER_VERSION})`);
   await mkdir(path.dirname(target), { recursive: true });
   const gobin = await mkdtemp(`${target}.build-`);
   const started = Date.now();
