@@ -1,13 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { StoredChunk } from '../db/repositories/knowledge-chunks';
 import type { IndexFileResult } from '../domain/runs/knowledge-index';
 import { tokenCredits } from '../domain/token-credits';
+import { embeddingFailure } from './failure-mapping';
 import { chunkSections } from './knowledge/chunk';
 import { extractInSandbox } from './knowledge/extract-sandbox';
 import { EMBED_BATCH, type Embedder } from './model/embeddings';
-import { ModelError } from './model/types';
 
 /**
  * Attempts of one file's bytes that may begin and never end (the worker killed while indexing it)
@@ -69,15 +68,7 @@ export function createKnowledgeIndexActivities(deps: KnowledgeIndexDeps) {
     try {
       await embedAll(chunks, source.workspaceId, file, ctx);
     } catch (e) {
-      if (e instanceof ModelError) {
-        throw ApplicationFailure.create({
-          type: 'EmbeddingsFailed',
-          message: e.message,
-          nonRetryable: !e.retryable,
-          ...(e.retryAfterMs !== undefined ? { nextRetryDelay: e.retryAfterMs } : {}),
-        });
-      }
-      throw e;
+      throw embeddingFailure(e);
     }
     const stored = await repos.knowledgeChunks.replace({ ...file, chunks, note: extraction.truncated });
     return stored ? { status: 'indexed', chunks: chunks.length } : { status: 'skipped' };

@@ -25,7 +25,7 @@ interface ManagerTurnContext {
   project: Project;
 }
 
-type TurnContext = AgentTurnContext | ManagerTurnContext;
+export type TurnContext = AgentTurnContext | ManagerTurnContext;
 
 /**
  * Loads a turn's conversation and pinned agent version by reference: activities receive only
