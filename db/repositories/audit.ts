@@ -4,7 +4,8 @@ import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
 import { iso } from '../rows';
 
-interface AuditRow {
+/** A row of `audit_events` as stored (tests read them directly). */
+export interface AuditRow {
   seq: number;
   id: string;
   at: Date;

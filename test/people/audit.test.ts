@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import type { AuditRow } from '../../db/repositories/audit';
 import type { AuditEvent } from '../../domain/audit';
 import { randomToken } from '../../domain/ids';
 import { call, type ErrorJson } from '../../harness/http';
@@ -21,23 +22,7 @@ interface Page {
   nextCursor: string | null;
 }
 
-interface Row {
-  seq: number;
-  id: string;
-  action: string;
-  actor_kind: string;
-  actor_id: string | null;
-  actor_role: string | null;
-  targets: Record<string, string>;
-  version_before: number | null;
-  version_after: number | null;
-  outcome: string;
-  status: number | null;
-  ip: string | null;
-  user_agent: string | null;
-  request_id: string | null;
-  detail: Record<string, unknown>;
-}
+type Row = AuditRow;
 
 const rowsOf = (api: RunningApi, workspaceId: string, where: Partial<Row> = {}) =>
   api.db('audit_events').where({ ...where, workspace_id: workspaceId }).orderBy('seq').select<Row[]>('*');

@@ -122,21 +122,29 @@ export async function consentAs(
       [method, body] = ['GET', undefined];
       continue;
     }
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    if (res.status !== 200 || !action) throw new Error(`consent stopped at ${url} (HTTP ${res.status}): ${html.slice(0, 300)}`);
-    const fields = new URLSearchParams();
-    for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
-      const name = /name="([^"]+)"/.exec(tag)?.[1];
-      if (name) fields.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '');
-    }
-    // The sign-in form asks for a login and a password (any password is accepted); the consent form has only hidden fields.
-    if (fields.has('login')) {
-      fields.set('login', login);
-      fields.set('password', 'any');
-    }
-    url = new URL(action.replace(/&amp;/g, '&'), url);
-    [method, body] = ['POST', fields];
+    const form = devInteractionForm(await res.text(), res.status, url, login);
+    url = form.url;
+    [method, body] = ['POST', form.fields];
   }
   throw new Error('consent did not come back to the callback within 20 hops');
+}
+
+/**
+ * oidc-provider's dev interactions, as a browser would fill them: the form of the page `html`
+ * (its action and fields), with `login` on the sign-in form (any password is accepted); the
+ * consent form has only hidden fields. Throws naming the page when it has no form.
+ */
+export function devInteractionForm(html: string, status: number, url: URL, login: string): { url: URL; fields: URLSearchParams } {
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+  if (status !== 200 || !action) throw new Error(`the provider stopped at ${url} (HTTP ${status}): ${html.slice(0, 400)}`);
+  const fields = new URLSearchParams();
+  for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
+    const name = /name="([^"]+)"/.exec(tag)?.[1];
+    if (name) fields.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '');
+  }
+  if (fields.has('login')) {
+    fields.set('login', login);
+    fields.set('password', 'any');
+  }
+  return { url: new URL(action.replace(/&amp;/g, '&'), url), fields };
 }

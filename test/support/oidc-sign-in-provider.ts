@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
-import type { CookieJar } from './oidc-server';
+import { type CookieJar, devInteractionForm } from './oidc-server';
 
 /**
  * A real OpenID Connect provider for the sign-in tests: `oidc-provider` in this process on
@@ -87,21 +87,9 @@ export async function signInAtProvider(startUrl: string, login: string, jar: Coo
       body = undefined;
       continue;
     }
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    if (res.status !== 200 || !action) throw new Error(`sign-in stopped at ${url} (HTTP ${res.status}): ${html.slice(0, 400)}`);
-    const fields = new URLSearchParams();
-    for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
-      const name = /name="([^"]+)"/.exec(tag)?.[1];
-      if (name) fields.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '');
-    }
-    // The sign-in form asks for a login and a password (any password is accepted); the consent form has only hidden fields.
-    if (fields.has('login')) {
-      fields.set('login', login);
-      fields.set('password', 'any');
-    }
-    url = new URL(action.replace(/&amp;/g, '&'), url);
-    body = fields;
+    const form = devInteractionForm(await res.text(), res.status, url, login);
+    url = form.url;
+    body = form.fields;
   }
   throw new Error('the provider did not send the browser back to the callback within 20 hops');
 }
