@@ -19,10 +19,10 @@ const erasureParam = z.object({ erasureId: z.string().min(1).max(100) });
 
 /** `ws.endUser(id)`: an end user's conversations and the conversation-scope values that belong to them. */
 export function endUserRoutes(r: ApiRouter, endUsers: EndUsersService, publicBaseURL: string | undefined): void {
-  // Before the `/:endUserId/…` routes: `erasures/<id>` is an erasure, not an end user's `<id>` route.
+  // Not under /v1/end-users/: an end user may be called `erasures` (ids are the product's own).
   r.add(
     {
-      method: 'get', path: '/v1/end-users/erasures/:erasureId', operationId: 'getErasure', tag: 'End users', role: 'owner',
+      method: 'get', path: '/v1/erasures/:erasureId', operationId: 'getErasure', tag: 'End users', role: 'owner',
       summary: 'An erasure as it stands: `running` with the counts so far, then `done`',
       params: erasureParam,
       response: { status: 200, description: 'The erasure', schema: erasureSchema },

@@ -73,9 +73,9 @@ export class EndUserHandle {
     return this.#http.request<EndUserErasure>('DELETE', this.#path(), { signal: options.signal });
   }
 
-  /** An erasure as it stands (`GET /v1/end-users/erasures/:erasureId`): `running` with the counts so far, then `done`. */
+  /** An erasure as it stands (`GET /v1/erasures/:erasureId`): `running` with the counts so far, then `done`. */
   erasure(erasureId: string, options: CallOptions = {}): Promise<EndUserErasure> {
-    return this.#http.request<EndUserErasure>('GET', `/v1/end-users/erasures/${segment(erasureId, 'erasureId')}`, { signal: options.signal });
+    return this.#http.request<EndUserErasure>('GET', `/v1/erasures/${segment(erasureId, 'erasureId')}`, { signal: options.signal });
   }
 
   /** Forgets the end user's connection; the service revokes it at the provider when it can. */

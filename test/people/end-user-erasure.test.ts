@@ -104,8 +104,12 @@ describe("end users' data: export and erasure", function () {
     assert.ok(Object.values(done.counts).every((n) => n === 0), JSON.stringify(done.counts));
     const empty = await ws.endUser(ada).export();
     assert.deepEqual([empty.conversations, empty.secrets, empty.connections, empty.approvals], [[], [], [], []]);
-    const missing = await call<ErrorJson>(api.baseURL, 'GET', '/v1/end-users/erasures/era_nosucherasure', { apiKey });
+    const missing = await call<ErrorJson>(api.baseURL, 'GET', '/v1/erasures/era_nosucherasure', { apiKey });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.code, 'erasure_not_found');
+    // Erasures are not under /v1/end-users/: an end user may be called `erasures`.
+    const named = await call<{ data: unknown[] }>(api.baseURL, 'GET', '/v1/end-users/erasures/conversations', { apiKey });
+    assert.equal(named.status, 200);
+    assert.deepEqual(named.body.data, []);
   });
 });

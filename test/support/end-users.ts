@@ -44,11 +44,11 @@ export async function waitTurnWorkflowsGone(temporal: Client, turnIds: string[])
   return waitFor('the turn workflows to be deleted', known, (left) => left.length === 0).catch(known);
 }
 
-/** GET /v1/end-users/erasures/:id until it is done (bounded). */
+/** GET /v1/erasures/:id until it is done (bounded). */
 export async function waitErasureDone(baseURL: string, apiKey: string, erasureId: string, ms = 60_000): Promise<Erasure> {
   return waitFor(
     `erasure ${erasureId} to finish`,
-    async () => (await call<Erasure>(baseURL, 'GET', `/v1/end-users/erasures/${erasureId}`, { apiKey })).body,
+    async () => (await call<Erasure>(baseURL, 'GET', `/v1/erasures/${erasureId}`, { apiKey })).body,
     (e) => e.status === 'done',
     ms,
   );
