@@ -1,4 +1,4 @@
-// Over 300 lines on purpose: the one zod-validated environment module — every variable, its
+// Long on purpose (about 470 lines): the one zod-validated environment module — every variable, its
 // default and its check in one place, so nothing else reads process.env (docs/operations.md).
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';

@@ -1,4 +1,4 @@
-// Over 300 lines: every statement of a turn's lifecycle (open, append, settle, end, notify) in
+// Long on purpose (about 470 lines): every statement of a turn's lifecycle (open, append, settle, end, notify) in
 // one repository until issue 52 (point 1) moves the lifecycle into db/turns/.
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';

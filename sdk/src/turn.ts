@@ -1,4 +1,4 @@
-// Over 300 lines: a Turn is one object a caller holds — awaiting, streaming, resuming,
+// Long on purpose (about 370 lines): a Turn is one object a caller holds — awaiting, streaming, resuming,
 // cancelling and approving — and its public surface reads best in one file.
 import { ApprovalHandle } from './approval.js';
 import { ServiceError, withTurnId } from './errors.js';
