@@ -66,7 +66,10 @@ export default tseslint.config(
   {
     // The API (services/) and the worker (activities/) share code through turns/, db/ and domain/,
     // never each other: an `api` process loads no worker code, a `worker` none of the API's.
-    files: ['activities/**/*.ts', 'services/**/*.ts', 'turns/**/*.ts'],
+    // The lower layers point down only: db/ and turns/ import neither infra/ (the adapters, which
+    // import db/) nor workflows/, and infra/ knows workflows by their contracts in domain/runs/.
+    // Type-only imports count too: a type's arrow is still an arrow a reader follows.
+    files: ['activities/**/*.ts', 'services/**/*.ts', 'turns/**/*.ts', 'db/**/*.ts', 'infra/**/*.ts'],
     rules: {
       'import-x/no-restricted-paths': [
         'error',
@@ -74,7 +77,9 @@ export default tseslint.config(
           zones: [
             { target: './activities', from: './services', message: 'activities import no services: shared code lives in turns/, db/ or domain/' },
             { target: './services', from: './activities', message: 'services import no activities: shared code lives in turns/, db/ or domain/' },
-            { target: './turns', from: ['./services', './activities'], message: 'turns/ is shared by services and activities: it imports neither' },
+            { target: './turns', from: ['./services', './activities', './infra', './workflows'], message: 'turns/ is shared by services and activities: it imports neither, nor infra/ or workflows/' },
+            { target: './db', from: ['./infra', './workflows', './turns', './services', './activities', './api', './workers'], message: 'db/ is the bottom layer above domain/: it imports none of the layers over it' },
+            { target: './infra', from: ['./workflows', './activities', './services', './api', './workers'], message: 'infra/ adapters import db/ and domain/ only (workflows by their contracts in domain/runs/)' },
           ],
         },
       ],

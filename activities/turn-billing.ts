@@ -92,7 +92,7 @@ export async function billCutShort(repos: Pick<Repositories, 'stepUsage'>, bill:
  * recorded (`turn_step_usage`: each attempt, finished or cut short), read after the turn's row is
  * locked by its end, so no step writes after it; `usage` from the workflow counts only for a turn
  * that recorded none (started before migration 017). The grade it is debited at is its agent's,
- * a manager's project's, or standard when the agent's version is gone (migration 026).
+ * a manager's project's, or standard when the agent's version is gone (db/turns/sql/settle_turn.v1.sql).
  */
 export async function settleTurn(
   deps: TurnBillingDeps,

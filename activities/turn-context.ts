@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Repositories } from '../db/repositories';
 import type { ConversationRow } from '../db/repositories/conversations';
-import type { TurnRow, TurnWithContext } from '../db/repositories/turns';
+import type { TurnRow, TurnWithContext } from '../db/turns/rows';
 import type { ToolContext } from './tools/types';
 import type { AgentConfig } from '../domain/agent';
 import { conversationDrive } from '../db/repositories/files';

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { TurnStatus } from '../db/repositories/turns';
+import type { TurnStatus } from '../db/turns/rows';
 import { Webhook } from 'standardwebhooks';
 import type { Repositories } from '../db/repositories';
 import { iso } from '../db/rows';

@@ -15,7 +15,7 @@ import { OAuthService } from '../services/oauth';
 import { DeploymentsService } from '../services/deployments';
 import { PublicChatService } from '../services/public-chat';
 import { KnowledgeService } from '../services/knowledge';
-import { temporalKnowledgeIndexer } from '../turns/knowledge-indexer';
+import { temporalKnowledgeIndexer } from '../infra/knowledge-indexer';
 import { ProjectConversationsService } from '../services/project-conversations';
 import { ProjectsService } from '../services/projects';
 import { CreditCapsService } from '../services/credit-caps';

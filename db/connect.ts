@@ -1,6 +1,7 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import type { Logger } from '../infra/logger';
+// pino's type, not infra/logger's: db/ imports nothing of infra/ (infra's adapters import db/).
+import type { Logger } from 'pino';
 
 // NUMERIC (credits) and BIGINT (counters) arrive as strings by default; our values fit a double.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));

@@ -33,6 +33,7 @@ import * as m030 from './migrations/030_members';
 import * as m031 from './migrations/031_audit_log';
 import * as m032 from './migrations/032_end_user_erasure';
 import * as m033 from './migrations/033_oidc_sign_in';
+import * as m034 from './migrations/034_turn_lifecycle_sql';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -41,7 +42,9 @@ interface Migration {
 
 /**
  * Migrations are listed in code (not globbed from disk) so they run the same under tsx,
- * compiled, and in the container image. Append new ones; never edit a released one.
+ * compiled, and in the container image. Append new ones; never edit a released one's effect on
+ * the schema (one that only defined functions may become a pointer to the migration that now
+ * loads them: db/turns/sql-functions.ts).
  */
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['001_foundation', m001],
@@ -77,6 +80,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['031_audit_log', m031],
   ['032_end_user_erasure', m032],
   ['033_oidc_sign_in', m033],
+  ['034_turn_lifecycle_sql', m034],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

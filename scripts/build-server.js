@@ -6,6 +6,7 @@
  *                            as the sources, so relative paths (../embed/dist, ../workflows) hold
  *   build/embed/dist         a relative symlink to embed/dist, which the compiled API serves from
  *                            (run `npm run build:embed` first; `npm run build` does)
+ *   build/db/turns/sql       a relative symlink to db/turns/sql, the SQL functions migrations load
  *   build/workflow-bundle.js the workflow bundle (bundleWorkflowCode), loaded by the worker as
  *                            `workflowBundle: { codePath }` instead of bundling at every start
  *   build/workflow-bundle-traced.js  the same with OpenTelemetry's workflow interceptors, loaded
@@ -58,6 +59,9 @@ async function main() {
     // The compiled API reads ../embed/dist from build/api/: a relative link to the one embed/dist,
     // so a later `npm run build:embed` is served without rebuilding the server.
     fs.symlinkSync(path.join('..', '..', 'embed', 'dist'), path.join(staging, 'embed', 'dist'), 'dir');
+    // Migrations load the turn lifecycle's SQL functions from db/turns/sql (db/turns/sql-functions.ts):
+    // the same link, so the compiled migrations read the one copy of each.
+    fs.symlinkSync(path.join('..', '..', '..', 'db', 'turns', 'sql'), path.join(staging, 'db', 'turns', 'sql'), 'dir');
 
     // The same bundler options as a worker that bundles at start (workers/worker.ts), from the
     // TypeScript sources so that workflow stack traces name them.

@@ -3,7 +3,7 @@ import { conversationDrive } from '../db/repositories/files';
 import { AppError } from '../domain/errors';
 import type { FileEntry } from '../domain/file-path';
 import { type UrlSigningKeys, verifyFileGrant } from '../domain/signed-url';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 import { OwnedFiles } from './owned-files';
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect';
 import type { Repositories } from '../db/repositories';
 import type { AttachmentRef, ConversationRow } from '../db/repositories/conversations';
 import { conversationDrive } from '../db/repositories/files';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 import { iso } from '../db/rows';
 import type { AgentConfig } from '../domain/agent';
 import { missingRequirements, type SuppliedView } from '../domain/credentials';

@@ -3,7 +3,7 @@ import { knowledgeSpace } from '../db/repositories/files';
 import type { FileEntry } from '../domain/file-path';
 import type { AgentsService } from './agents';
 import { FileSpace } from './file-space';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 
 /** An agent's knowledge file space. Not versioned: changing it publishes no version. */
 export class KnowledgeService {

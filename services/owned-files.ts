@@ -2,7 +2,7 @@ import type { Repositories } from '../db/repositories';
 import type { FileEntry } from '../domain/file-path';
 import type { UrlSigningKeys } from '../domain/signed-url';
 import { FileSpace, type FileUrlInput } from './file-space';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 
 /** Finds the owner (`ownerId` in `workspaceId`) and names its file space; throws the owner's not-found error. */
 export type SpaceOf = (workspaceId: string, ownerId: string) => Promise<string>;

@@ -9,7 +9,7 @@ import type { ProjectConversation, StartProjectConversationInput } from '../doma
 import type { ProjectTurnInput } from '../domain/runs/project-turn';
 import type { UrlSigningKeys } from '../domain/signed-url';
 import { ProjectIdKey } from '../domain/runs/search-attributes';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 import { OwnedFiles } from './owned-files';
 
 const projectNotFound = () => new AppError('project_not_found', 'no such project');

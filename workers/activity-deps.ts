@@ -11,7 +11,7 @@ import { createExtraToolSources, webFetchBuiltIn } from '../activities/tools/sou
 import type { ToolRunner } from '../activities/tools/types';
 import type { Config } from '../config/env';
 import { secretBoxFromConfig } from '../config/secret-box';
-import { temporalKnowledgeIndexer } from '../turns/knowledge-indexer';
+import { temporalKnowledgeIndexer } from '../infra/knowledge-indexer';
 import { TEXT_FLUSH_MS } from '../config/worker-tuning';
 import type { Db } from '../db/connect';
 import { createRepositories, type Repositories } from '../db/repositories';

@@ -9,7 +9,7 @@ import { installTemporalRuntime } from '../infra/temporal-runtime';
 import type { Spans } from '../infra/tracing/spans';
 import type { WorkerTracing } from '../infra/tracing/temporal';
 import { activityDepsFromConfig } from './activity-deps';
-import { temporalKnowledgeIndexer } from '../turns/knowledge-indexer';
+import { temporalKnowledgeIndexer } from '../infra/knowledge-indexer';
 import { startWorkerHealthServer } from './health-server';
 import { resumePendingIndexing } from './pending-indexing';
 import { createWorkerMetrics } from './metrics';

@@ -1,6 +1,6 @@
 import type { Repositories } from '../db/repositories';
 import type { Logger } from '../infra/logger';
-import type { KnowledgeIndexer } from '../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../infra/knowledge-indexer';
 
 /** Spaces signalled per start: a bound on the start's work (a later start, or a write, takes the rest). */
 const MAX_SPACES = 1000;

@@ -37,7 +37,7 @@ function creditStop(refusal: CreditRefusal, agentId: string): JudgeCreditStop {
 
 /**
  * One judge check's model call, admitted and billed as a model step is. Before the call, the
- * credit rule every model step runs (`credit_check`, migration 029), with the input the request
+ * credit rule every model step runs (`credit_check`, db/turns/sql/credits.v1.sql), with the input the request
  * counts as what it needs: the workspace's balance, less what its running turns hold, must cover
  * it, and the agent's cap must not be reached. So a case's judge calls stop at the one that reaches
  * either, which is the most they overshoot by. Billed against the agent as it goes: the input when

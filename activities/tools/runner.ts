@@ -1,5 +1,5 @@
 import type { Repositories } from '../../db/repositories';
-import type { KnowledgeIndexer } from '../../turns/knowledge-indexer';
+import type { KnowledgeIndexer } from '../../infra/knowledge-indexer';
 import type { Embedder } from '../model/embeddings';
 import type { Step } from '../../domain/turn-events';
 import type { ModelTool, ModelToolCall } from '../model/types';

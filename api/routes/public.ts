@@ -12,7 +12,7 @@ import { type AuthFailures, digest, type Limits } from '../limits';
 import { type ApiRouter, listSchema } from '../routing';
 import type { TurnEventHub } from '../sse/event-hub';
 import { lastEventId, streamOnly, streamTurn, type TurnStreamOptions } from '../sse/turn-stream';
-import type { TurnsRepository } from '../../db/repositories/turns';
+import type { TurnsRepository } from '../../db/turns/repository';
 import { AppError } from '../../domain/errors';
 import { turnEventSchema } from '../../domain/turn-events';
 import { approvalIdParam, approvalSchema, publicApprovalDecisionSchema } from '../../domain/approvals';

@@ -1,4 +1,4 @@
-import { decodeTurnNotification, TURN_EVENTS_CHANNEL, type Appended } from '../../db/turn-notification';
+import { decodeTurnNotification, TURN_EVENTS_CHANNEL, type Appended } from '../../db/turns/notification';
 import type { Logger } from '../../infra/logger';
 import type { PgListener } from '../pg-listener';
 
@@ -23,7 +23,7 @@ const SWEEP_EVERY_MS = 10_000;
 /**
  * `turn_events` on the API process's one LISTEN connection (pg-listener.ts), fanned out to the
  * streams it serves: turn id → its streams, so a notification wakes exactly the streams of that
- * turn. Its payload (db/turn-notification.ts, decoded once here for all of them) names the seqs
+ * turn. Its payload (db/turns/notification.ts, decoded once here for all of them) names the seqs
  * appended and, when small, carries the events: a stream that has sent everything before them
  * writes them with no query; any other reads from its last sequence number, as for an older
  * worker's payload (the turn id alone: during a rolling deploy both run side by side). Streams never poll, so

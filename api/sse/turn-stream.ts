@@ -1,5 +1,5 @@
-import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/repositories/turns';
-import type { Appended, EventText } from '../../db/turn-notification';
+import { EVENTS_PAGE_SIZE, type TurnsRepository } from '../../db/turns/repository';
+import type { Appended, EventText } from '../../db/turns/notification';
 import { isTerminal, type TurnEvent, turnEventSchema } from '../../domain/turn-events';
 import { visitorRefusal, visitorTerminal } from '../../domain/visitor-events';
 import type { ApiContext } from '../context';

@@ -24,7 +24,7 @@ const BEGIN_STEP = prepared(
        select available, cap, spent, refused from d`,
 );
 
-/** A row of `credit_check` (migration 029: the one credit rule of turns, model steps and judge calls). */
+/** A row of `credit_check` (db/turns/sql/credits.v1.sql: the one credit rule of turns, model steps and judge calls). */
 export interface CreditCheckRow {
   available: string | number | null;
   cap: string | number | null;

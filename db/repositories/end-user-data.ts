@@ -3,7 +3,7 @@ import type { Db } from '../connect';
 import type { ApprovalRow } from './approvals';
 import type { ConversationRow, MessageRow } from './conversations';
 import { conversationDrive } from './files';
-import type { TurnStatus } from './turns';
+import type { TurnStatus } from '../turns/rows';
 
 interface ExportTurnRow {
   id: string;

@@ -5,6 +5,7 @@ import { looksLikeText } from '../../domain/mime';
 import type { OverQuota } from '../../domain/storage-quota';
 import type { Db } from '../connect';
 import { iso } from '../rows';
+import { isIndexedSpace } from '../../domain/runs/knowledge-index';
 
 const DIRECTORY_MIME = 'inode/directory';
 
@@ -241,9 +242,6 @@ function toIndex(row: FileRow): FileIndex | undefined {
       return undefined;
   }
 }
-
-/** Spaces whose files are indexed for knowledge.search: an agent's knowledge and a project's files. */
-export const isIndexedSpace = (space: string) => space.startsWith('knowledge:') || space.startsWith('project:');
 
 /** The space name of an agent's knowledge files. */
 export const knowledgeSpace = (agentId: string) => `knowledge:${agentId}`;

@@ -27,7 +27,7 @@ import { SealedValuesRepository } from './sealed-values';
 import { SessionsRepository } from './sessions';
 import { SignInFailuresRepository } from './sign-in-failures';
 import { StepUsageRepository } from './step-usage';
-import { TurnsRepository } from './turns';
+import { TurnsRepository } from '../turns/repository';
 import { VisitorIdentitiesRepository } from './visitor-identities';
 import { WebhooksRepository } from './webhooks';
 import { WorkerLivenessRepository } from './worker-liveness';

@@ -6,6 +6,9 @@ export interface KnowledgeIndexInput {
   space: string;
 }
 
+/** Spaces whose files are indexed for knowledge.search: an agent's knowledge and a project's files. */
+export const isIndexedSpace = (space: string) => space.startsWith('knowledge:') || space.startsWith('project:');
+
 /** One indexing workflow per space: every write signals it (or starts it when none runs). */
 export const knowledgeIndexWorkflowId = (space: string) => `knowledge-index-${space}`;
 

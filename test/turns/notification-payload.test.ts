@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createDb, type Db } from '../../db/connect';
-import { TurnsRepository } from '../../db/repositories/turns';
-import { CARRY_EVENTS_MAX_BYTES, decodeTurnNotification, TURN_EVENTS_CHANNEL } from '../../db/turn-notification';
+import { TurnsRepository } from '../../db/turns/repository';
+import { CARRY_EVENTS_MAX_BYTES, decodeTurnNotification, TURN_EVENTS_CHANNEL } from '../../db/turns/notification';
 import type { TurnEvent } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
 import { fixture } from '../support/fixture';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { decodeTurnNotification } from '../../db/turn-notification';
+import { decodeTurnNotification } from '../../db/turns/notification';
 
 const text = (t: string) => `{"text": "${t}", "type": "text"}`;
 const payload = (o: Record<string, unknown>) => JSON.stringify({ v: 1, turnId: 'turn_a', ...o });

@@ -1,12 +1,11 @@
 import type { Client } from '@temporalio/client';
-import { isIndexedSpace } from '../db/repositories/files';
-import { FILES_CHANGED_SIGNAL, knowledgeIndexWorkflowId } from '../domain/runs/knowledge-index';
-import type { knowledgeIndexWorkflow } from '../workflows/knowledge-index';
+import { FILES_CHANGED_SIGNAL, isIndexedSpace, knowledgeIndexWorkflowId, type KnowledgeIndexInput } from '../domain/runs/knowledge-index';
 import { AgentIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
 
 /**
  * Tells a space's indexing workflow that its files changed (docs/knowledge.md): sent by the API's
- * services, the worker's tools and the worker's start.
+ * services, the worker's tools and the worker's start. An adapter to Temporal, like the rest of
+ * infra/: it knows the workflow by its contract (domain/runs/knowledge-index.ts), not its code.
  */
 export interface KnowledgeIndexer {
   /**
@@ -16,6 +15,9 @@ export interface KnowledgeIndexer {
    */
   changed(workspaceId: string, space: string): Promise<void>;
 }
+
+/** The workflow as its starters see it: its input (its result is the workflow's own business). */
+type KnowledgeIndexWorkflow = (input: KnowledgeIndexInput) => Promise<unknown>;
 
 /**
  * Signal-with-start of `knowledgeIndexWorkflow` on the ops queue: one workflow per space, started
@@ -28,7 +30,7 @@ export function temporalKnowledgeIndexer(client: () => Client, opsQueue: string,
       if (!isIndexedSpace(space)) return;
       const agentId = space.startsWith('knowledge:') ? space.slice('knowledge:'.length) : undefined;
       const signalled = Promise.resolve().then(() =>
-        client().workflow.signalWithStart<typeof knowledgeIndexWorkflow, []>('knowledgeIndexWorkflow', {
+        client().workflow.signalWithStart<KnowledgeIndexWorkflow, []>('knowledgeIndexWorkflow', {
           workflowId: knowledgeIndexWorkflowId(space),
           taskQueue: opsQueue,
           args: [{ workspaceId, space }],

@@ -1,154 +1,17 @@
-// Long on purpose (about 470 lines): every statement of a turn's lifecycle (open, append, settle, end, notify) in
-// one repository until issue 52 (point 1) moves the lifecycle into db/turns/.
+// The one repository of a turn's lifecycle — admit, open, claim,
+// append, settle, end — and the reads of its event log, each a short call of a statement
+// (statements.ts) or a function (sql/), so the rules read in one folder.
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids';
 import type { AgentConfig } from '../../domain/agent';
 import type { Step, TurnEvent } from '../../domain/turn-events';
-import type { AttachmentRef, ConversationRow, MessageRow } from './conversations';
-import { type CreditRefusal, creditRefusalOf } from './credits';
+import type { AttachmentRef, MessageRow } from '../repositories/conversations';
+import { creditRefusalOf } from '../repositories/credits';
 import type { Db } from '../connect';
-import { prepared, runPrepared } from '../prepared';
-import { CARRY_EVENTS_MAX_BYTES, notificationPayloadSql, TURN_EVENTS_CHANNEL, type EventText } from '../turn-notification';
-
-export interface TurnRow {
-  id: string;
-  conversation_id: string;
-  workspace_id: string;
-  status: TurnStatus;
-  last_seq: number;
-  /** Credits held back from the workspace's balance while it runs. */
-  reserved: number;
-  agent_id: string | null;
-  writer: string | null;
-  steps: Step[];
-  /** What the turn cost once it ended (pg's decimal, as text); null while it runs. */
-  cost: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-}
-
-/** `cancelled`: `POST /v1/turns/:turnId/cancel` or the end of its conversation stopped it. */
-export type TurnStatus = 'running' | 'done' | 'error' | 'cancelled';
-
-/** A turn with its conversation and the configuration of its pinned agent version (none for a project's, or when gone). */
-export interface TurnWithContext {
-  turn: TurnRow;
-  conversation: ConversationRow;
-  version: AgentConfig | undefined;
-}
-
-/** The row `withContext` and `claimStep` select: rows as JSON, so their dates are strings. */
-interface ContextRow {
-  turn: Record<string, unknown>;
-  conversation: Record<string, unknown>;
-  config: AgentConfig | null;
-}
-
-function withDates<T>(row: Record<string, unknown>, keys: string[]): T {
-  const out: Record<string, unknown> = { ...row };
-  for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
-  return out as T;
-}
-
-function decodeContext(row: ContextRow): TurnWithContext {
-  return {
-    turn: withDates<TurnRow>(row.turn, ['started_at', 'finished_at']),
-    conversation: withDates<ConversationRow>(row.conversation, ['started_at', 'ended_at']),
-    version: row.config ?? undefined,
-  };
-}
-
-interface AdmitRow {
-  refused: null | 'turn_in_progress' | 'running_turns_limit' | 'workspace' | 'agent_cap';
-  running_id: string | null;
-  running_count: string | null;
-  available: string | null;
-  cap: string | null;
-  spent: string | null;
-  turn_id: string | null;
-}
-
-/** What `admit` decided: the running turn's id (when it inserted one), or why not. */
-export type TurnAdmitted =
-  | { admitted: true; turnId: string | undefined }
-  | { admitted: false; refused: 'turn_in_progress'; runningId: string | undefined }
-  | { admitted: false; refused: 'running_turns_limit'; count: number }
-  | { admitted: false; refused: 'credits'; credit: CreditRefusal };
-
-interface SettleRow {
-  settled: boolean;
-  grade: AgentConfig['grade'];
-  started_at: Date;
-  input_tokens: string | null;
-  output_tokens: string | null;
-  cost: string | null;
-}
-
-/** What settling a turn did: whether this call ended it, and what it billed at which grade. */
-export interface TurnSettlement {
-  settled: boolean;
-  grade: AgentConfig['grade'];
-  startedAt: Date;
-  usage: { inputTokens: number; outputTokens: number };
-  cost: number;
-}
-
-interface StoredEvent {
-  seq: number;
-  event: TurnEvent;
-}
-
-/** A model step's claim (`claimStep`): prepared, as planning it cost more than running it. */
-const CLAIM_STEP = prepared(
-  'claim-step-1',
-  `with a as (
-         insert into activity_attempts (task_token, worker, workflow_id) values (?, ?, ?) on conflict (task_token) do nothing),
-       t as (update turns set writer = ? where id = ? and status = 'running' returning *),
-       x as (
-         select to_jsonb(t) as turn, to_jsonb(c) as conversation, v.config, c.id as conversation_id,
-                case when c.agent_id is null and c.project_id is not null then (select p.grade from projects p where p.id = c.project_id)
-                     else coalesce(v.config->>'grade', 'standard') end as grade
-           from t join conversations c on c.id = t.conversation_id
-           left join agent_versions v on v.agent_id = c.agent_id and v.number = c.version)
-       select x.turn, x.conversation, x.config,
-              (select coalesce(json_agg(json_build_object('seq', w.seq, 'turn_id', w.turn_id, 'role', w.role, 'content', w.content,
-                                                          'attachments', w.attachments, 'at', w.at, 'total', w.total) order by w.seq), '[]'::json)
-                 from (select m.seq, m.turn_id, m.role, m.content, m.attachments, m.at,
-                              sum(length(m.content)) over (order by m.seq desc) as through, count(*) over () as total
-                         from messages m where m.conversation_id = x.conversation_id) w
-                where w.through - length(w.content) <= coalesce((?::jsonb->>x.grade)::bigint, 0)) as recent
-         from x`,
-);
-
-/**
- * `append`'s common table expressions, after `with` (opening a turn puts its own before them):
- * take n sequence numbers, insert the events under them, record the writer's output, NOTIFY.
- */
-const APPEND_CTES = `t as (
-         update turns set last_seq = last_seq + ?
-          where id = ? and status = 'running' and (?::text is null or writer = ?)
-          returning last_seq),
-       ins as (
-         insert into turn_events (turn_id, seq, type, data, step)
-         select ?, t.last_seq - ? + e.ord, e.value->>'type', e.value, ?::int
-           from t cross join jsonb_array_elements(?::jsonb) with ordinality as e(value, ord)
-         returning seq, type, data),
-       used as (
-         update turn_step_usage set output_tokens = greatest(output_tokens, ?::int)
-          where ?::int is not null and turn_id = ? and writer = ? and not final and exists (select 1 from t))
-       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`;
-
-/** The bindings of `APPEND_CTES`, in order. */
-function appendValues(input: { turnId: string; events: TurnEvent[]; step?: number; writer?: string; outputTokens?: number }): Knex.Value[] {
-  const n = input.events.length;
-  const writer = input.writer ?? null;
-  const output = input.outputTokens ?? null;
-  return [n, input.turnId, writer, writer, input.turnId, n, input.step ?? null, JSON.stringify(input.events), output, output, input.turnId, writer, TURN_EVENTS_CHANNEL, input.turnId];
-}
-
-/** `append`'s statement: one per text batch of every turn, so prepared outside a transaction. */
-const APPEND_SQL = `with ${APPEND_CTES}`;
-const APPEND = prepared('append-events-1', APPEND_SQL);
+import { runPrepared } from '../prepared';
+import { CARRY_EVENTS_MAX_BYTES, TURN_EVENTS_CHANNEL, type EventText } from './notification';
+import { decodeContext, type AdmitRow, type ContextRow, type SettleRow, type StoredEvent, type TurnAdmitted, type TurnRow, type TurnSettlement, type TurnStatus, type TurnWithContext } from './rows';
+import { APPEND, APPEND_CTES, APPEND_SQL, appendValues, CLAIM_STEP } from './statements';
 
 /** Events `eventsAfter` and `eventTextsAfter` read at most at once; a full page means more may follow. */
 export const EVENTS_PAGE_SIZE = 1000;
@@ -162,27 +25,9 @@ export class TurnsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Inserts a running turn holding `reserved` credits (admitted by `admit` in the same
-   * transaction); `undefined` when the conversation already has one running.
-   */
-  async createRunning(
-    input: { conversationId: string; workspaceId: string; agentId: string | null; reserved: number },
-    trx: Knex.Transaction,
-  ): Promise<TurnRow | undefined> {
-    // The partial unique index (one running turn per conversation) decides races between replicas.
-    const result = await trx.raw(
-      `insert into turns (id, conversation_id, workspace_id, agent_id, reserved) values (?, ?, ?, ?, ?)
-       on conflict (conversation_id) where status = 'running' do nothing
-       returning *`,
-      [newId('turn'), input.conversationId, input.workspaceId, input.agentId, input.reserved],
-    );
-    return (result as { rows: TurnRow[] }).rows[0];
-  }
-
-  /**
    * The checks every start of a turn shares and, with `conversationId`, the running turn's insert,
-   * in one round trip (`admit_turn`, migrations 027 and 029, says what it checks in which order, under which
-   * locks held to the caller's commit). Without `conversationId` only the checks run.
+   * in one round trip (sql/admit_turn.v1.sql says what it checks in which order, under which locks
+   * held to the caller's commit). Without `conversationId` only the checks run.
    */
   async admit(
     input: { workspaceId: string; agentId: string | null; conversationId: string | null; reserve: number; maxRunning: number },
@@ -297,9 +142,9 @@ export class TurnsRepository {
   ): Promise<boolean> {
     if (input.events.length === 0) return true;
     // One statement (one round trip, atomic on its own): take n sequence numbers, insert the
-    // events under them, and NOTIFY with their seq range and, when small, the events themselves
-    // (db/turn-notification.ts) — or, when the turn has ended or another writer holds it, none of
-    // the three. The billed output moves with the text the consumers were shown.
+    // events under them, and notify with their seq range and, when small, the events themselves
+    // (sql/notify_turn_events.v1.sql) — or, when the turn has ended or another writer holds it,
+    // none of the three. The billed output moves with the text the consumers were shown.
     const values = appendValues(input);
     // Outside a transaction (a model step's text), the prepared statement; inside one, as part of it.
     const rows = trx ? ((await trx.raw(APPEND_SQL, values)) as { rows: unknown[] }).rows : await runPrepared(this.db, APPEND, values);
@@ -390,8 +235,8 @@ export class TurnsRepository {
   }
 
   /**
-   * Ends a running turn and bills it, in one round trip: `settle_turn` (migration 026 says what it
-   * does, in one transaction). `reply`, when given, becomes the assistant message; `usage` and
+   * Ends a running turn and bills it, in one round trip: `settle_turn` (sql/settle_turn.v1.sql says what
+   * it does, in one transaction), which ends it through `end_turn`. `reply`, when given, becomes the assistant message; `usage` and
    * `rates` bill a turn whose steps recorded nothing (started before migration 017). Undefined
    * when the turn or its conversation is gone; `settled` false when it had already ended.
    */
@@ -426,43 +271,23 @@ export class TurnsRepository {
   }
 
   /**
-   * Ends a running turn with its terminal event, in the caller's transaction. Returns false
-   * when it had already ended (a retried final activity), so callers write nothing twice.
+   * Ends a running turn with its terminal event, in the caller's transaction, through `end_turn`
+   * (sql/end_turn.v1.sql: the one ending of a turn, `settle` included). Returns false when it had
+   * already ended (a retried final activity), so callers write nothing twice.
    */
   async finish(
     input: { turnId: string; status: Exclude<TurnStatus, 'running'>; terminal: TurnEvent; usage?: unknown; cost?: number },
     trx: Knex.Transaction,
   ): Promise<boolean> {
-    // One statement: end the running turn (its row stays locked to the transaction's end), append
-    // the terminal event under the next seq, close its pending approvals (docs/approvals.md) and
-    // NOTIFY, as `append` does — or nothing at all when the turn had already ended.
-    const result = await trx.raw(
-      `with t as (
-         update turns set last_seq = last_seq + 1, status = ?, finished_at = now(), usage = ?::jsonb, cost = ?
-          where id = ? and status = 'running'
-          returning last_seq),
-       ins as (
-         insert into turn_events (turn_id, seq, type, data, step)
-         select ?, t.last_seq, ?::jsonb->>'type', ?::jsonb, null from t
-         returning seq, type, data),
-       closed as (
-         update tool_approvals set status = 'cancelled', decided_at = now()
-          where turn_id = ? and status = 'pending' and exists (select 1 from t))
-       select pg_notify(?, ${notificationPayloadSql('ins')}) from t`,
-      [
-        input.status,
-        input.usage === undefined ? null : JSON.stringify(input.usage),
-        input.cost ?? null,
-        input.turnId,
-        input.turnId,
-        JSON.stringify(input.terminal),
-        JSON.stringify(input.terminal),
-        input.turnId,
-        TURN_EVENTS_CHANNEL,
-        input.turnId,
-      ],
-    );
-    return (result as { rows: unknown[] }).rows.length > 0;
+    const { rows } = await trx.raw<{ rows: Array<{ seq: number | null }> }>('select end_turn(?, ?, ?::jsonb, ?::jsonb, ?, ?, ?) as seq', [
+      input.turnId,
+      input.status,
+      JSON.stringify(input.terminal),
+      input.usage === undefined ? null : JSON.stringify(input.usage),
+      input.cost ?? null,
+      TURN_EVENTS_CHANNEL,
+      CARRY_EVENTS_MAX_BYTES,
+    ]);
+    return rows[0]?.seq != null;
   }
-
 }

@@ -1,5 +1,8 @@
+// The notification a turn's appended events send to every API process's streams. Its payload is
+// built once, in SQL, by `notify_turn_events` (sql/notify_turn_events.v1.sql); here are its
+// channel, its size bound and its decoder.
 import { z } from 'zod';
-import { turnEventSchema, type TurnEvent } from '../domain/turn-events';
+import { turnEventSchema, type TurnEvent } from '../../domain/turn-events';
 
 /** The channel an append NOTIFYs and each API process LISTENs on. */
 export const TURN_EVENTS_CHANNEL = 'turn_events';
@@ -31,22 +34,6 @@ export interface TurnNotification {
   turnId: string;
   /** Missing in an older worker's payload, which is the turn id alone (streams then read). */
   appended?: Appended;
-}
-
-/**
- * The append statement's NOTIFY payload, as one SQL expression over `inserted`, the name of a CTE
- * of the rows it inserted (`seq`, `type`, `data`); one binding, the turn id. The payload is
- * `{"v": 1, "turnId", "first", "last", "events": [[type, data text], …]}`, or the same without
- * `events` when it would pass CARRY_EVENTS_MAX_BYTES. The events' data is jsonb's text of the
- * stored row, so a stream writes the bytes a read would have given it.
- */
-export function notificationPayloadSql(inserted: string): string {
-  return `(select case when octet_length(p.carried) <= ${CARRY_EVENTS_MAX_BYTES} then p.carried else p.bare end
-     from (select json_build_object('v', 1, 'turnId', r.turn_id, 'first', r.first, 'last', r.last, 'events', r.events)::text as carried,
-                  json_build_object('v', 1, 'turnId', r.turn_id, 'first', r.first, 'last', r.last)::text as bare
-             from (select ?::text as turn_id, min(seq) as first, max(seq) as last,
-                          json_agg(json_build_array(type, data::text) order by seq) as events
-                     from ${inserted}) r) p)`;
 }
 
 const eventTypes: ReadonlySet<string> = new Set(turnEventSchema.options.map((o) => o.shape.type.value));
