@@ -13,6 +13,7 @@ import { createEvalRunActivities } from './eval-run';
 import { createKnowledgeIndexActivities } from './knowledge-index';
 import type { Embedder } from './model/embeddings';
 import { createProbeActivities } from './probe';
+import type { OutagePolicy } from './outage-tolerant-writes';
 import type { HistoryBudget } from './prompt';
 import { createToolCallActivities } from './tool-call';
 import { createTriggerRunActivities } from './trigger-run';
@@ -37,6 +38,8 @@ export interface ActivityDeps {
   /** `CREDITS_PER_1K_EMBEDDING_TOKENS` (default 0). */
   creditsPer1kEmbeddingTokens?: number;
   textFlushMs: number;
+  /** `MODEL_STEP_DB_OUTAGE_MS` and the text a model step may hold meanwhile (activities/outage-tolerant-writes.ts). */
+  dbOutage: OutagePolicy;
   historyBudget: HistoryBudget;
   /** Where turns are counted and timed (the worker's registry, workers/metrics.ts). */
   metrics: TurnMetrics;

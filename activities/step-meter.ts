@@ -38,7 +38,14 @@ export class StepMeter {
   async flush(): Promise<void> {
     const tokens = this.tally.tokens;
     if (tokens <= this.recorded) return;
+    const before = this.recorded;
     this.recorded = tokens;
-    await this.usage.progress({ ...this.key, outputTokens: tokens });
+    try {
+      await this.usage.progress({ ...this.key, outputTokens: tokens });
+    } catch (err) {
+      // Not recorded after all (PostgreSQL away, say): the next flush, or the cut-short bill, writes it.
+      if (this.recorded === tokens) this.recorded = before;
+      throw err;
+    }
   }
 }

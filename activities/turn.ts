@@ -9,6 +9,7 @@ import type { TurnErrorCode, TurnEvent } from '../domain/turn-events';
 import type { TranscriptItem, TurnRef } from '../domain/turn-transcript';
 import type { Spans } from '../infra/tracing/spans';
 import { modelStepFailure } from './failure-mapping';
+import { type OutagePolicy, writeThroughOutage } from './outage-tolerant-writes';
 import type { ModelMessage, ModelProvider, ModelResult, ModelToolCall, ModelUsage } from './model/types';
 import { type HistoryBudget, recentChars, stepMessages, type StepPrompt, stepPrompt } from './prompt';
 import type { StepMeter } from './step-meter';
@@ -31,6 +32,8 @@ interface TurnDeps extends TurnBillingDeps {
   spans: Spans;
   /** The name this worker polls under: a model step's attempt is recorded against it (workers/orphan-sweeper.ts). */
   workerIdentity: string;
+  /** How a streaming step rides out PostgreSQL being away instead of paying for its model call twice. */
+  dbOutage: OutagePolicy;
 }
 
 export interface ModelStepInput extends TurnRef {
@@ -118,7 +121,13 @@ function stepText(deps: TurnDeps, step: ClaimedStep, alreadyShown: string, meter
     }
     return appended;
   };
-  return new StepTextStream(alreadyShown, append, deps.textFlushMs, () => ctx.heartbeat(), onDoomed);
+  const sink = {
+    append,
+    readShown: () => deps.repos.turns.stepText({ turnId: input.turnId, step: input.step }),
+    outage: deps.dbOutage,
+    signal: ctx.cancellationSignal,
+  };
+  return new StepTextStream(alreadyShown, sink, deps.textFlushMs, () => ctx.heartbeat(), onDoomed);
 }
 
 /** The model call in a child span, named as OpenTelemetry's GenAI conventions name one: `chat <model>`. */
@@ -141,8 +150,10 @@ async function streamAnswer(deps: TurnDeps, step: ClaimedStep, request: StepRequ
     // Output that no text batch carries (tool-call arguments, reasoning): best effort, each second.
     meter.flush().catch(() => undefined);
   }, 1000);
-  // A write that fails dooms the attempt: stop the model call and the heartbeat now, so the
-  // attempt fails at once and Temporal retries it after its backoff (not after the heartbeat timeout).
+  // A write that fails dooms the attempt — unless it failed for PostgreSQL being away, which the
+  // text stream waits out within `deps.dbOutage` while the model call goes on. Doomed, it stops
+  // the model call and the heartbeat now, so the attempt fails at once and Temporal retries it
+  // after its backoff (not after the heartbeat timeout).
   const doomed = new AbortController();
   const text = stepText(deps, step, request.alreadyShown, meter, (err) => {
     clearInterval(heartbeat);
@@ -156,7 +167,10 @@ async function streamAnswer(deps: TurnDeps, step: ClaimedStep, request: StepRequ
     };
     const answer = await chat(deps, step.input.step, request, signal, onText, (delta) => meter.add(delta));
     await text.end();
-    return { answer, usage: await closeStepBill(deps.repos, bill, answer.usage, ctx.info.taskToken) };
+    // The usage too waits out an outage: the step is paid for once and billed once.
+    const close = () => closeStepBill(deps.repos, bill, answer.usage, ctx.info.taskToken);
+    const usage = await writeThroughOutage(close, { maxMs: deps.dbOutage.maxMs, signal: ctx.cancellationSignal, onOutage: () => ctx.heartbeat() });
+    return { answer, usage };
   } catch (e) {
     text.abandon();
     await billCutShort(deps.repos, bill, e);

@@ -152,6 +152,8 @@ export const envSchema = z.object({
   MODEL_MAX_ATTEMPTS: z.coerce.number({ error: 'a number' }).int('a whole number').min(1, 'at least 1').max(20, 'at most 20').default(5),
   MODEL_RETRY_INITIAL_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(10, 'at least 10').default(1000),
   MODEL_HEARTBEAT_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(10_000),
+  /** How long a streaming model step waits out PostgreSQL being away before it gives up to a retry (docs/operations.md: Outages). */
+  MODEL_STEP_DB_OUTAGE_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(0, 'at least 0').default(60_000),
   /** A turn still running this long ends with an `error` event, so it cannot hold its conversation. */
   TURN_TIMEOUT_MS: z.coerce.number({ error: 'a number of milliseconds' }).int('a whole number').min(1000, 'at least 1000').default(15 * 60_000),
   /** Credits a turn holds back from its workspace's balance while it runs (its estimate; settled at its end). */

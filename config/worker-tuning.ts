@@ -37,6 +37,13 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
  */
 export const TEXT_FLUSH_MS = 50;
 
+/**
+ * The most text (characters) one model step holds unwritten while PostgreSQL is away
+ * (`MODEL_STEP_DB_OUTAGE_MS`): 2^20, a few MiB of heap at most per step, more than any answer
+ * streams in a minute. Past it the step stops its model call and is retried, as a failed write did before.
+ */
+export const OUTAGE_TEXT_BUFFER_CHARS = 2 ** 20;
+
 export function workerOptions(tuning: WorkerTuning) {
   return {
     // A workflow's next task goes first to the sticky queue of the worker that ran it last. When

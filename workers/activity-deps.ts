@@ -12,7 +12,7 @@ import type { ToolRunner } from '../activities/tools/types';
 import type { Config } from '../config/env';
 import { secretBoxFromConfig } from '../config/secret-box';
 import { temporalKnowledgeIndexer } from '../infra/knowledge-indexer';
-import { TEXT_FLUSH_MS } from '../config/worker-tuning';
+import { OUTAGE_TEXT_BUFFER_CHARS, TEXT_FLUSH_MS } from '../config/worker-tuning';
 import type { Db } from '../db/connect';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { credentialSourceFromConfig } from '../infra/credential-source';
@@ -55,6 +55,7 @@ export function activityDepsFromConfig(config: Config, db: Db, metrics: TurnMetr
     embedder,
     creditsPer1kEmbeddingTokens: config.CREDITS_PER_1K_EMBEDDING_TOKENS,
     textFlushMs: TEXT_FLUSH_MS,
+    dbOutage: { maxMs: config.MODEL_STEP_DB_OUTAGE_MS, maxBufferedChars: OUTAGE_TEXT_BUFFER_CHARS },
     metrics,
     spans,
     tokens: new TokenCounter(),

@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 const SQL_DIR = path.join(__dirname, 'sql');
 
 /** Reads one file of sql/, by its versioned name. */
-export function turnSql(file: string): string {
+function turnSql(file: string): string {
   return readFileSync(path.join(SQL_DIR, file), 'utf8');
 }
 

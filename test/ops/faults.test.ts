@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { Service, type TurnEvent } from '../../sdk/src';
 import { type FaultStack, kill, startFaultStack } from '../../harness/fault-stack';
+import { type OpenAIServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
 import { fixture } from '../support/fixture';
 
 /** The words the offline model repeats: long enough that every fault lands mid-stream. */
 const MESSAGE = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
 const TURNS = 4;
+/** What the scripted provider streams to premium agents: a word every 120 ms, about 10 s in all. */
+const PROVIDER_TEXT = Array.from({ length: 80 }, (_, i) => `p${i}`).join(' ');
 
 interface Streamed {
   turnId: string;
@@ -15,17 +18,29 @@ interface Streamed {
 /**
  * The faults an operator lives with, each on real processes while turns stream to SDK clients:
  * every turn ends with exactly one terminal event (a `done`), one stored reply and one debit.
+ * Standard agents talk to the offline model in the worker; premium ones to an OpenAI-wire test
+ * server in this process, which counts the model calls a fault costs.
  */
 describe('faults while turns stream (real processes)', function () {
   this.timeout(240_000);
   let stack: FaultStack;
+  let provider: OpenAIServer;
   let apiKey: string;
   let workspaceId: string;
 
   before(async () => {
+    provider = await startOpenAIServer();
+    provider.defaultResponse = { text: PROVIDER_TEXT, chunkDelayMs: 120 };
     stack = await startFaultStack({
       temporalCliPath: fixture().temporalCliPath,
-      extraEnv: { LOCAL_MODEL_DELAY_MS: '120', MODEL_HEARTBEAT_TIMEOUT_MS: '60000', MODEL_RETRY_INITIAL_MS: '200' },
+      extraEnv: {
+        LOCAL_MODEL_DELAY_MS: '120',
+        MODEL_HEARTBEAT_TIMEOUT_MS: '60000',
+        MODEL_RETRY_INITIAL_MS: '200',
+        MODEL_PREMIUM: 'openai:gpt-test',
+        OPENAI_BASE_URL: `${provider.url}/v1`,
+        OPENAI_API_KEY: 'sk-test',
+      },
     });
     const workspace = await stack.repos.workspaces.create({ name: 'faults', credits: 1000 });
     workspaceId = workspace.id;
@@ -33,13 +48,14 @@ describe('faults while turns stream (real processes)', function () {
   });
   after(async () => {
     await stack?.close();
+    await provider?.close();
   });
 
-  /** Starts TURNS turns on their own conversations; resolves `streaming` once each has shown text. */
-  async function streamTurns(): Promise<{ streaming: Promise<void>; finished: Promise<Streamed[]> }> {
+  /** Starts `count` turns on their own conversations; resolves `streaming` once each has shown text. */
+  async function streamTurns(count = TURNS, grade: 'standard' | 'premium' = 'standard'): Promise<{ streaming: Promise<void>; finished: Promise<Streamed[]> }> {
     const ws = new Service({ apiKey, baseURL: stack.apiURL });
-    const agent = await ws.agents.create({ name: 'Steady' });
-    const conversations = await Promise.all(Array.from({ length: TURNS }, () => agent.start()));
+    const agent = await ws.agents.create({ name: 'Steady', grade });
+    const conversations = await Promise.all(Array.from({ length: count }, () => agent.start()));
     const started: Array<() => void> = [];
     const streaming = Promise.all(conversations.map(() => new Promise<void>((resolve) => started.push(resolve)))).then(() => undefined);
     const finished = Promise.all(
@@ -128,5 +144,28 @@ describe('faults while turns stream (real processes)', function () {
     assert.equal(stack.worker.pid, workerPid);
     assert.equal(stack.api.exitCode, null, 'the API is still running');
     assert.equal(stack.api.pid, apiPid);
+  });
+
+  it('a 2 s PostgreSQL restart with ten turns streaming: ten model calls, each text whole and in order', async () => {
+    const calls = () => provider.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+    const callsBefore = calls();
+    const abortsBefore = provider.clientAborts;
+    const { streaming, finished } = await streamTurns(10, 'premium');
+    await streaming;
+    await stack.stopPostgres();
+    await new Promise((r) => setTimeout(r, 2000));
+    await stack.startPostgres();
+    const turns = await finished;
+    await assertEachTurnOnce(turns);
+    // Every model call rode the outage out: none was aborted, none was made again.
+    assert.equal(calls() - callsBefore, 10, 'one model call per turn');
+    assert.equal(provider.clientAborts - abortsBefore, 0, 'no model call cut off');
+    for (const { turnId, events } of turns) {
+      const texts = events.filter((e) => e.type === 'text');
+      assert.ok(texts.every((e) => !e.reset), `no text of ${turnId} shown twice`);
+      assert.equal(texts.map((e) => e.text).join(''), PROVIDER_TEXT, `the streamed text of ${turnId}, whole and in order`);
+      const logged = await stack.db('turn_events').where({ turn_id: turnId, type: 'text' }).orderBy('seq').select('data');
+      assert.equal(logged.map((r: { data: { text: string } }) => r.data.text).join(''), PROVIDER_TEXT, `the logged text of ${turnId}, in seq order`);
+    }
   });
 });
