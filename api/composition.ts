@@ -29,7 +29,7 @@ import { WebhookRuns } from '../services/webhook-runs';
 import { WebhooksService } from '../services/webhooks';
 import { CustomDomainsService } from '../services/custom-domains';
 import type { ApiDeps } from './context';
-import { DomainDirectory } from './domain-directory';
+import { DomainDirectory } from './server/domain-directory';
 import { type Limits } from './limits';
 import { PublicOrigins } from './public-origins';
 import { authenticateRequest } from './middleware/auth';

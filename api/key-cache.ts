@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_REVOCATIONS_CHANNEL, type ApiKeysRepository } from '../db/repositories/api-keys';
-import type { PgListener } from './pg-listener';
+import type { PgListener } from './server/pg-listener';
 import type { Role } from '../domain/roles';
 
 /** What a live key resolves to. */

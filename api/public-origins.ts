@@ -3,7 +3,7 @@ import type { ServedAgent } from '../db/repositories/deployments';
 import { AppError } from '../domain/errors';
 import { classifyHost } from '../domain/publishing';
 import type { ApiContext } from './context';
-import type { DomainDirectory } from './domain-directory';
+import type { DomainDirectory } from './server/domain-directory';
 
 interface PublicOriginsDeps {
   repo: AllowedOriginsRepository;

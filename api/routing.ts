@@ -7,8 +7,8 @@ import type { ApiContext, ApiState } from './context';
 import type { RouteLimit } from './limits';
 import { jsonBody } from './middleware/json-body';
 import { AppError } from '../domain/errors';
-import { undecodablePathParam, undecodableQueryParam } from './undecodable';
-import { parseInput } from './validate';
+import { undecodablePathParam, undecodableQueryParam } from './body/undecodable';
+import { parseInput } from './body/validate';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -18,7 +18,7 @@ interface RouteResponse {
   description: string;
   /** JSON body schema; absent for 204 and for non-JSON bodies. */
   schema?: z.ZodType;
-  /** `text/event-stream` only: the schema of each event's `data` (api/openapi.ts documents the wire format). */
+  /** `text/event-stream` only: the schema of each event's `data` (api/openapi/openapi.ts documents the wire format). */
   events?: z.ZodType;
   /** `application/x-ndjson`: JSON lines, each one `schema` (an export). */
   contentType?: 'application/json' | 'application/octet-stream' | 'text/event-stream' | 'text/html' | 'application/x-ndjson';

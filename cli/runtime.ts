@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import type * as ApiMetricsModule from '../api/metrics';
-import type * as ApiServerModule from '../api/server';
-import type * as ListeningModule from '../api/listening';
+import type * as ApiServerModule from '../api/server/server';
+import type * as ListeningModule from '../api/server/listening';
 import type { Config } from '../config/env';
 import { type Db, processPool, warmPool } from '../db/connect';
 import type * as RepositoriesModule from '../db/repositories';
@@ -17,9 +17,9 @@ import type * as TracingTemporalModule from '../infra/tracing/temporal';
 // Each side's code is loaded by the function that runs it (docs/operations.md: Start-up): an `api` process
 // loads no activities (AI SDK, MCP client) or worker code, a `worker` process no HTTP server.
 const apiSide = () => ({
-  ...(require('../api/server') as typeof ApiServerModule),
+  ...(require('../api/server/server') as typeof ApiServerModule),
   ...(require('../api/metrics') as typeof ApiMetricsModule),
-  ...(require('../api/listening') as typeof ListeningModule),
+  ...(require('../api/server/listening') as typeof ListeningModule),
   ...(require('../db/repositories') as typeof RepositoriesModule),
 });
 const workerSide = () => require('../workers/from-config') as typeof WorkerFromConfigModule;

@@ -105,7 +105,7 @@ const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].includes(ur
 /**
  * Sign-in with any OpenID Connect provider (docs/security.md, "Sign-in with an identity provider
  * (OIDC)"), through `openid-client`: the authorization code flow with PKCE (S256), a single-use
- * `state` bound to the browser that started (its cookie, api/oauth-cookie.ts) and a `nonce`
+ * `state` bound to the browser that started (its cookie, api/cookies/oauth-cookie.ts) and a `nonce`
  * the ID token must carry. The person is then matched by their verified e-mail: an invite's
  * address, a member's, or an allowed sign-in domain's (joining as a viewer).
  */

@@ -4,7 +4,7 @@ import type { MemberRecord } from '../db/repositories/members';
 import { AppError } from '../domain/errors';
 import type { Member } from '../domain/member';
 import type { ApiContext } from '../api/context';
-import { setSessionCookie } from '../api/session-cookie';
+import { setSessionCookie } from '../api/cookies/session-cookie';
 
 /** What every way of signing in (password, one-time link, OIDC) needs to start a session. */
 export interface SessionDeps {

@@ -3,10 +3,10 @@ import type { DeploymentsRepository } from '../../db/repositories/deployments';
 import { AppError } from '../../domain/errors';
 import { classifyHost } from '../../domain/publishing';
 import type { ApiContext } from '../context';
-import type { DomainDirectory } from '../domain-directory';
+import type { DomainDirectory } from '../server/domain-directory';
 import type { AuthFailures } from '../limits';
 import { presentedHost } from '../limits/auth-failures';
-import { sendNotFoundPage } from '../not-found-page';
+import { sendNotFoundPage } from '../pages/not-found-page';
 import { isPublicPath } from './public-cors';
 
 /** What an agent's host serves besides its page: the page's assets and the public API. */

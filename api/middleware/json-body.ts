@@ -2,8 +2,8 @@ import getRawBody from 'raw-body';
 import type { Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { ApiContext } from '../context';
-import { parseJsonBody } from '../json-text';
-import { decodedRequest, readFailure } from '../raw-body';
+import { parseJsonBody } from '../body/json-text';
+import { decodedRequest, readFailure } from '../body/raw-body';
 
 declare module 'koa' {
   interface Request {

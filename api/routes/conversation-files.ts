@@ -5,7 +5,7 @@ import { MAX_URL_TTL_SECONDS } from '../../domain/signed-url';
 import type { ConversationFilesService } from '../../services/conversation-files';
 import { workspaceOf } from '../context';
 import type { ApiRouter } from '../routing';
-import { sendFile } from '../send-file';
+import { sendFile } from '../pages/send-file';
 import { conversationIdParam } from './conversations';
 import { fileSpaceRoutes } from './file-space';
 

@@ -3,9 +3,9 @@ import type { Role } from '../../domain/roles';
 import type { ErrorCode } from '../../domain/errors';
 import { type FileEntry, fileEntrySchema, filePathSchema, MAX_FILE_BYTES } from '../../domain/file-path';
 import { workspaceOf } from '../context';
-import { readUpload } from '../raw-body';
+import { readUpload } from '../body/raw-body';
 import { type ApiRouter, listOf, listSchema } from '../routing';
-import { sendFile } from '../send-file';
+import { sendFile } from '../pages/send-file';
 
 /** What a file space's owner (an agent's knowledge, a conversation's drive) lets callers do. */
 interface FileSpaceOps {

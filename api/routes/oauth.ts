@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { OAUTH_START_PATH, OAuthCallbackError, type OAuthService } from '../../services/oauth';
 import type { ApiContext } from '../context';
-import { setStateCookie, takeStateCookie } from '../oauth-cookie';
-import { OAUTH_PAGE_CSP, oauthResultPage } from '../oauth-page';
+import { setStateCookie, takeStateCookie } from '../cookies/oauth-cookie';
+import { OAUTH_PAGE_CSP, oauthResultPage } from '../pages/oauth-page';
 import type { ApiRouter } from '../routing';
 
 /**

@@ -6,8 +6,8 @@ import { DEFAULT_RETURN_TO, OIDC_CALLBACK_PATH, OIDC_START_PATH, OidcSignInRefus
 import { type SessionDeps, startSession } from '../../services/sign-in';
 import type { AuditRepository } from '../../db/repositories/audit';
 import type { ApiContext } from '../context';
-import { setStateCookie, takeStateCookie } from '../oauth-cookie';
-import { OAUTH_PAGE_CSP } from '../oauth-page';
+import { setStateCookie, takeStateCookie } from '../cookies/oauth-cookie';
+import { OAUTH_PAGE_CSP } from '../pages/oauth-page';
 import type { ApiRouter } from '../routing';
 import { callbackQuery } from './oauth';
 

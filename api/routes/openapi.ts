@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildOpenApiDocument } from '../openapi';
+import { buildOpenApiDocument } from '../openapi/openapi';
 import type { ApiRouter } from '../routing';
 
 /** `GET /v1/openapi.json`: the OpenAPI 3.1 document of every route, itself included. Public. */

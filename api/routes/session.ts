@@ -7,7 +7,7 @@ import { auditOf, type PasswordSignIn } from '../../services/password-sign-in';
 import { publicMember } from '../../services/sign-in';
 import { actorOf, type ApiContext } from '../context';
 import type { ApiRouter } from '../routing';
-import { clearSessionCookie } from '../session-cookie';
+import { clearSessionCookie } from '../cookies/session-cookie';
 
 interface SessionRouteDeps {
   repos: Pick<Repositories, 'sessions' | 'members' | 'workspaces'>;

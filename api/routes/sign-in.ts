@@ -6,10 +6,10 @@ import { passwordResetRequestBodySchema, passwordSignInBodySchema, signedInSchem
 import type { OneTimeLinks } from '../../services/one-time-links';
 import type { PasswordSignIn, SignedIn } from '../../services/password-sign-in';
 import type { ApiContext } from '../context';
-import { sendLinkError, sendLinkForm, sendSignedInPage } from '../link-page';
-import { parseJsonBody } from '../json-text';
+import { sendLinkError, sendLinkForm, sendSignedInPage } from '../pages/link-page';
+import { parseJsonBody } from '../body/json-text';
 import { type ApiRouter } from '../routing';
-import { parseInput } from '../validate';
+import { parseInput } from '../body/validate';
 
 const linkParams = z.object({ token: z.string().max(200) });
 /** A link's form is a few short fields. */

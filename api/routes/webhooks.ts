@@ -5,10 +5,10 @@ import { signingSecretSchema, webhookAcceptedSchema, webhookSchema } from '../..
 import type { WebhookRuns } from '../../services/webhook-runs';
 import type { WebhooksService } from '../../services/webhooks';
 import { type ApiContext, workspaceOf } from '../context';
-import { refuseDeepJson } from '../json-text';
+import { refuseDeepJson } from '../body/json-text';
 import type { Limits } from '../limits';
 import { type ApiRouter, listOf, listSchema } from '../routing';
-import { parseInput } from '../validate';
+import { parseInput } from '../body/validate';
 import { agentIdParam } from './agents';
 
 const webhookParams = agentIdParam.extend({ webhookId: z.string().min(1).max(100) });

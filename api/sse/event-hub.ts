@@ -1,6 +1,6 @@
 import { decodeTurnNotification, TURN_EVENTS_CHANNEL, type Appended } from '../../db/turns/notification';
 import type { Logger } from '../../infra/logger';
-import type { PgListener } from '../pg-listener';
+import type { PgListener } from '../server/pg-listener';
 
 /** One open stream as the hub sees it. */
 export interface TurnWatcher {

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * provider (OIDC)"): `oidc_sign_ins`, one row per sign-in started and not yet finished.
  *
  * - `state_hash` is the SHA-256 of the `state` sent to the provider (the state itself is never
- *   stored; the browser that started holds it in an HttpOnly cookie, api/oauth-cookie.ts).
+ *   stored; the browser that started holds it in an HttpOnly cookie, api/cookies/oauth-cookie.ts).
  * - `secrets` is the sealed JSON of what must never reach the provider or the page: the PKCE
  *   verifier, the ID token's expected `nonce`, and the invite token when the sign-in accepts one.
  * - `workspace_id`: the workspace the person asked to sign in to (a hint; null: any of theirs).

@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids';
 import type { Role } from '../../domain/roles';
 import type { Db } from '../connect';
 
-/** The cookie a member's session rides on (HttpOnly; api/session-cookie.ts sets it). */
+/** The cookie a member's session rides on (HttpOnly; api/cookies/session-cookie.ts sets it). */
 export const SESSION_COOKIE = 'ha_session';
 /** Session tokens: `hs_` + 43 base64url characters (256 bits). Stored only as SHA-256. */
 export const sessionTokenPattern = /^hs_[A-Za-z0-9_-]{43}$/;

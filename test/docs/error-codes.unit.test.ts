@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { errorCodeTable } from '../../api/openapi-text';
+import { errorCodeTable } from '../../api/openapi/openapi-text';
 import { errorCodes } from '../../domain/errors';
 import { turnErrorCodes } from '../../domain/turn-events';
 

@@ -41,7 +41,7 @@ async function openAccepted(port: number, count: number): Promise<net.Socket[]> 
 }
 
 /**
- * The real API server (api/server.ts), not the gate alone (unit/connection-admission.test.ts): a
+ * The real API server (api/server/server.ts), not the gate alone (unit/connection-admission.test.ts): a
  * storm of new connections whose first requests all arrive together, and a request on a connection
  * the API has served before arriving after all of them.
  */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LISTENER_APPLICATION_NAME } from '../../api/pg-listener';
+import { LISTENER_APPLICATION_NAME } from '../../api/server/pg-listener';
 import type { TurnEvent } from '../../domain/turn-events';
 import { useTestApi } from '../support/api';
 import { endlessTurn, newConversation } from '../support/limits';

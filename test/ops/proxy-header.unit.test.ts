@@ -12,7 +12,7 @@ import {
   V1ProxyProtocol,
   V2ProxyProtocol,
 } from 'proxy-protocol-js';
-import { parseHeader } from '../../api/proxy-header';
+import { parseHeader } from '../../api/server/proxy-header';
 
 const after = Buffer.from('\x16\x03\x01 then TLS');
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DomainDirectory } from '../../api/domain-directory';
+import { DomainDirectory } from '../../api/server/domain-directory';
 import type { CustomDomainsRepository } from '../../db/repositories/custom-domains';
 import { tlsKeyContext } from '../../domain/custom-domains';
 import { SecretBox } from '../../domain/secret-box';

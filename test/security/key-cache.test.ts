@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { LISTENER_APPLICATION_NAME } from '../../api/pg-listener';
+import { LISTENER_APPLICATION_NAME } from '../../api/server/pg-listener';
 import { createDb, type Db } from '../../db/connect';
 import { createRepositories, type Repositories } from '../../db/repositories';
 import { type RunningApi, startTestApi, type TestApi, useTestApi } from '../support/api';

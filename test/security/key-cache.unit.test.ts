@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ApiKeyCache } from '../../api/key-cache';
-import type { ChannelHandler } from '../../api/pg-listener';
+import type { ChannelHandler } from '../../api/server/pg-listener';
 import { API_KEY_REVOCATIONS_CHANNEL } from '../../db/repositories/api-keys';
 
 const key = (n: number) => `sk_${String(n).padStart(40, '0')}`;

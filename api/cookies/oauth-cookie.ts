@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ApiContext } from './context';
+import type { ApiContext } from '../context';
 
 /**
  * The cookie that binds an OAuth consent to the browser that opened its link: set by the start

@@ -1,8 +1,8 @@
-import type { ApiKeysRepository } from '../db/repositories/api-keys';
-import type { Logger } from '../infra/logger';
-import { ApiKeyCache } from './key-cache';
+import type { ApiKeysRepository } from '../../db/repositories/api-keys';
+import type { Logger } from '../../infra/logger';
+import { ApiKeyCache } from '../key-cache';
 import { PgListener } from './pg-listener';
-import { TurnEventHub } from './sse/event-hub';
+import { TurnEventHub } from '../sse/event-hub';
 
 /** What follows the API process's one LISTEN connection: turn events and API key revocations. */
 export interface ApiListening {

@@ -1,5 +1,5 @@
-import { SESSION_COOKIE } from '../db/repositories/sessions';
-import type { ApiContext } from './context';
+import { SESSION_COOKIE } from '../../db/repositories/sessions';
+import type { ApiContext } from '../context';
 
 /**
  * The session cookie (docs/security.md, "Sessions"): HttpOnly (no script reads it), SameSite=Lax

@@ -1,6 +1,6 @@
-import { AppError } from '../domain/errors';
-import type { FileEntry } from '../domain/file-path';
-import type { ApiContext } from './context';
+import { AppError } from '../../domain/errors';
+import type { FileEntry } from '../../domain/file-path';
+import type { ApiContext } from '../context';
 
 /**
  * Types a browser may show in place: they cannot run script. Anything else (HTML, SVG, XML,

@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import type { CustomDomainsRepository } from '../db/repositories/custom-domains';
-import { tlsKeyContext } from '../domain/custom-domains';
-import type { SecretBox } from '../domain/secret-box';
+import type { CustomDomainsRepository } from '../../db/repositories/custom-domains';
+import { tlsKeyContext } from '../../domain/custom-domains';
+import type { SecretBox } from '../../domain/secret-box';
 
 /** A served custom domain as a request or a TLS handshake needs it. */
 export interface ServedDomain {

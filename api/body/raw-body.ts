@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import getRawBody from 'raw-body';
-import { AppError } from '../domain/errors';
-import type { ApiContext } from './context';
+import { AppError } from '../../domain/errors';
+import type { ApiContext } from '../context';
 
 /** Encodings an upload may arrive in; decoded here, so what is stored is the file itself. */
 const decoders: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {

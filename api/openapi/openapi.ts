@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { type ErrorCode, errorCodes } from '../domain/errors';
+import { type ErrorCode, errorCodes } from '../../domain/errors';
 import { API_INTRODUCTION, errorCodeDescriptions, errorExample, referenceSections, TAG_DESCRIPTIONS } from './openapi-text';
-import type { AnyRouteDef } from './routing';
+import type { AnyRouteDef } from '../routing';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -163,7 +163,7 @@ export function buildOpenApiDocument(defs: readonly AnyRouteDef[], info: { versi
         },
       };
     }
-    if (TAG_DESCRIPTIONS[def.tag] === undefined) throw new Error(`${def.operationId}: tag ${def.tag} has no description (api/openapi-text.ts)`);
+    if (TAG_DESCRIPTIONS[def.tag] === undefined) throw new Error(`${def.operationId}: tag ${def.tag} has no description (api/openapi/openapi-text.ts)`);
     const operation: Record<string, unknown> = {
       operationId: def.operationId,
       summary: def.summary,

@@ -1,5 +1,5 @@
-import { NOT_FOUND_CSP, renderNotFoundPage } from '../embed/page-template';
-import type { ApiContext } from './context';
+import { NOT_FOUND_CSP, renderNotFoundPage } from '../../embed/page-template';
+import type { ApiContext } from '../context';
 
 /** The HTML 404 a browser gets for a chat that is not there (an unknown agent, host or test label). */
 export function sendNotFoundPage(ctx: ApiContext): void {

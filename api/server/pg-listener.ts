@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../infra/logger';
+import type { Logger } from '../../infra/logger';
 
 /** What one channel's subscriber is told. */
 export interface ChannelHandler {

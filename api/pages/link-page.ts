@@ -1,5 +1,5 @@
-import type { LinkPreview } from '../services/one-time-links';
-import type { ApiContext } from './context';
+import type { LinkPreview } from '../../services/one-time-links';
+import type { ApiContext } from '../context';
 
 /**
  * The pages of one-time links (invites, sign-in links, resets): GET shows what using the link

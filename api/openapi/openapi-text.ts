@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { errorCodes, type ErrorCode, isRetryableStatus } from '../domain/errors';
-import { turnErrorCodes, turnEventSchema } from '../domain/turn-events';
+import { errorCodes, type ErrorCode, isRetryableStatus } from '../../domain/errors';
+import { turnErrorCodes, turnEventSchema } from '../../domain/turn-events';
 
 /**
  * The prose of the OpenAPI document that no route carries: what each tag groups (Redoc shows it

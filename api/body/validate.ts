@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { AppError } from '../domain/errors';
-import { fieldPath } from '../domain/field-path';
+import { AppError } from '../../domain/errors';
+import { fieldPath } from '../../domain/field-path';
 
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

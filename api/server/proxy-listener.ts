@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { markProxied } from '../infra/proxied-sockets';
+import { markProxied } from '../../infra/proxied-sockets';
 import { type ProxiedPeer, readProxyHeader } from './proxy-header';
 
 /**

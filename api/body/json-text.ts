@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors';
+import { AppError } from '../../domain/errors';
 
 /** How deep a JSON request body may nest (docs/limits.md): deeper is 400 `body_too_deep`. */
 const JSON_MAX_DEPTH = 64;

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { cameThroughProxy } from '../infra/proxied-sockets';
-import type { ApiDeps } from './context';
-import { createApp, domainDirectory, limitsOf } from './app';
+import { cameThroughProxy } from '../../infra/proxied-sockets';
+import type { ApiDeps } from '../context';
+import { createApp, domainDirectory, limitsOf } from '../app';
 import type { DomainDirectory } from './domain-directory';
-import type { AuthFailures } from './limits';
-import { presentedHost } from './limits/auth-failures';
-import { admitNewConnections, type RequestListener } from './limits/connection-admission';
+import type { AuthFailures } from '../limits';
+import { presentedHost } from '../limits/auth-failures';
+import { admitNewConnections, type RequestListener } from '../limits/connection-admission';
 import { expectProxyProtocol, proxiedTlsPeer } from './proxy-listener';
 
 interface ApiServer {

@@ -2,18 +2,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
-import { buildEmbed } from '../embed/build';
-import { renderChatPage } from '../embed/page-template';
-import type { ServedAgent } from '../db/repositories/deployments';
-import type { DeploymentsRepository } from '../db/repositories/deployments';
-import type { AllowedOriginsRepository } from '../db/repositories/allowed-origins';
-import { publicTokenContext } from '../domain/public-token';
-import type { SecretBox } from '../domain/secret-box';
-import type { ApiContext, ApiState } from './context';
+import { buildEmbed } from '../../embed/build';
+import { renderChatPage } from '../../embed/page-template';
+import type { ServedAgent } from '../../db/repositories/deployments';
+import type { DeploymentsRepository } from '../../db/repositories/deployments';
+import type { AllowedOriginsRepository } from '../../db/repositories/allowed-origins';
+import { publicTokenContext } from '../../domain/public-token';
+import type { SecretBox } from '../../domain/secret-box';
+import type { ApiContext, ApiState } from '../context';
 import { DOCS_CSP, renderDocsPage } from './docs-page';
 import { sendNotFoundPage } from './not-found-page';
 
-const DIST = path.resolve(__dirname, '../embed/dist');
+const DIST = path.resolve(__dirname, '../../embed/dist');
 /** A Map, not an object: a name from the URL (`constructor`, `__proto__`) must not find inherited keys. */
 const ASSETS = new Map<string, string>([
   ['v1.js', 'application/javascript; charset=utf-8'],
