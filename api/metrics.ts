@@ -1,10 +1,10 @@
-import type { Next } from 'koa';
+// Koa's own context, not ApiContext: these read no state of ours, and api/context.ts imports this module.
+import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { RateLimitRefusal } from '../domain/errors';
 import { mayReadMetrics } from '../infra/metrics-access';
 import { collectProcessMetrics } from '../infra/process-metrics';
 import { recordSafely } from '../infra/record-safely';
-import type { ApiContext } from './context';
 
 /**
  * What the API records (docs/operations.md: Metrics). Turns themselves are counted by the worker, which runs
@@ -63,7 +63,7 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
  */
 export function httpMetrics(metrics: ApiMetrics) {
   const { http } = metrics;
-  return async function recordRequest(ctx: ApiContext, next: Next): Promise<void> {
+  return async function recordRequest(ctx: Context, next: Next): Promise<void> {
     const end = http.startTimer();
     try {
       await next();
@@ -79,7 +79,7 @@ export function httpMetrics(metrics: ApiMetrics) {
 /** Inside the error handler: counts each refusal by the limit it names, then lets it be rendered. */
 export function refusalMetrics(metrics: ApiMetrics) {
   const { refusals } = metrics;
-  return async function countRefusals(_ctx: ApiContext, next: Next): Promise<void> {
+  return async function countRefusals(_ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (e) {
@@ -96,7 +96,7 @@ export function refusalMetrics(metrics: ApiMetrics) {
  * request of the API's own metrics nor subject to its limits.
  */
 export function metricsEndpoint(metrics: ApiMetrics, token: string | undefined, onAgentHost: (hostname: string) => Promise<boolean>) {
-  return async function serveMetrics(ctx: ApiContext, next: Next): Promise<void> {
+  return async function serveMetrics(ctx: Context, next: Next): Promise<void> {
     if (ctx.path !== '/metrics' || ctx.method !== 'GET' || !mayReadMetrics(ctx.req, token) || (await onAgentHost(ctx.hostname))) return next();
     ctx.set('Cache-Control', 'no-store');
     ctx.type = metrics.registry.contentType;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Extraction, ExtractionLimits } from '../activities/knowledge/extract';
+import type { Extraction } from '../activities/knowledge/extract';
+import type { ExtractionLimits } from '../activities/knowledge/extract-support';
 import { extractInSandbox, extractionSandbox } from '../activities/knowledge/extract-sandbox';
 import { Document, HeadingLevel, ImageRun, Packer, Paragraph } from 'docx';
 import { makePdf } from '../test/support/documents';

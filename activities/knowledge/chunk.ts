@@ -1,4 +1,4 @@
-import type { ExtractedSection } from './extract';
+import type { ExtractedSection } from './extract-support';
 
 /**
  * Sections into chunks: the pieces that are embedded and searched. See docs/knowledge.md, "Chunks".

@@ -1,5 +1,6 @@
 import { getResolvedPDFJS } from 'unpdf';
-import { extractText, type Extraction, type ExtractionLimits } from './extract';
+import { extractText, type Extraction } from './extract';
+import type { ExtractionLimits } from './extract-support';
 
 /**
  * The extraction sandbox's process (extract-sandbox.ts forks it, one a file): reads one request

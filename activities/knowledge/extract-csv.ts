@@ -1,4 +1,4 @@
-import type { ExtractedSection } from './extract';
+import type { ExtractedSection } from './extract-support';
 import type { SectionsResult } from './extract-support';
 
 /**

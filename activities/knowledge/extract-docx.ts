@@ -1,6 +1,6 @@
 import mammoth from 'mammoth';
 import { checkDocxBounds } from './docx-bounds';
-import type { ExtractionLimits } from './extract';
+import type { ExtractionLimits } from './extract-support';
 import { htmlSections } from './extract-html';
 import { ExtractionFailure, within, type Deadline, type SectionsResult } from './extract-support';
 

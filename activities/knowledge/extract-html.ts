@@ -1,5 +1,5 @@
 import { HTMLElement, parse, TextNode, type Node } from 'node-html-parser';
-import type { ExtractedSection } from './extract';
+import type { ExtractedSection } from './extract-support';
 import type { SectionsResult } from './extract-support';
 
 /**

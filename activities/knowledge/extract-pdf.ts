@@ -1,5 +1,5 @@
 import { getResolvedPDFJS } from 'unpdf';
-import type { ExtractedSection, ExtractionLimits } from './extract';
+import type { ExtractedSection, ExtractionLimits } from './extract-support';
 import { checkPdfBounds } from './pdf-bounds';
 import { DeadlineExceeded, ExtractionFailure, timeLeft, within, type Deadline, type SectionsResult } from './extract-support';
 

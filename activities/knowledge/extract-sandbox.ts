@@ -1,7 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_EXTRACTION_LIMITS, type Extraction, type ExtractionLimits } from './extract';
+import { DEFAULT_EXTRACTION_LIMITS, type Extraction } from './extract';
+import type { ExtractionLimits } from './extract-support';
 import type { ExtractionRequest } from './extract-child';
 
 /**

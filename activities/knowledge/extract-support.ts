@@ -1,4 +1,24 @@
-import type { ExtractedSection } from './extract';
+
+export interface ExtractedSection {
+  /** Where this text is, for citations: 'page 3' (PDF), 'section "Refunds"' (DOCX/HTML/Markdown heading; '' before the first heading), 'rows 2–41' (CSV), '' for plain text. */
+  location: string;
+  text: string;
+}
+
+export interface ExtractionLimits {
+  maxBytes: number;
+  maxPages: number;
+  timeMs: number;
+  maxChars: number;
+  /** What a DOCX's parts (all but its images) may unzip to, together. */
+  maxUnzippedBytes: number;
+  /** What a PDF's streams (all but its images) may inflate to, together. */
+  maxInflatedBytes: number;
+  /** Zip entries of a DOCX. */
+  maxZipEntries: number;
+  /** Paragraphs of a DOCX's main document. */
+  maxParagraphs: number;
+}
 
 /** What a format's reader hands back before the character cap is applied. */
 export interface SectionsResult {

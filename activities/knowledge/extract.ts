@@ -6,33 +6,13 @@ import { docxSections } from './extract-docx';
 import { htmlSections } from './extract-html';
 import { markdownSections } from './extract-markdown';
 import { pdfSections } from './extract-pdf';
-import { ExtractionFailure, type Deadline, type SectionsResult } from './extract-support';
+import { ExtractionFailure, type Deadline, type ExtractedSection, type ExtractionLimits, type SectionsResult } from './extract-support';
 
 /**
  * Documents in, text out: a file's bytes become sections of plain text, each with the place it
- * came from, for citations. See docs/knowledge.md, "Documents in, text out".
+ * came from, for citations. See docs/knowledge.md, "Documents in, text out". The types every
+ * format's reader shares (sections, limits) are in extract-support.ts, which the readers import.
  */
-
-export interface ExtractedSection {
-  /** Where this text is, for citations: 'page 3' (PDF), 'section "Refunds"' (DOCX/HTML/Markdown heading; '' before the first heading), 'rows 2–41' (CSV), '' for plain text. */
-  location: string;
-  text: string;
-}
-
-export interface ExtractionLimits {
-  maxBytes: number;
-  maxPages: number;
-  timeMs: number;
-  maxChars: number;
-  /** What a DOCX's parts (all but its images) may unzip to, together. */
-  maxUnzippedBytes: number;
-  /** What a PDF's streams (all but its images) may inflate to, together. */
-  maxInflatedBytes: number;
-  /** Zip entries of a DOCX. */
-  maxZipEntries: number;
-  /** Paragraphs of a DOCX's main document. */
-  maxParagraphs: number;
-}
 
 const MB = 1024 * 1024;
 
