@@ -1,17 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb, type Db } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
-import { randomToken } from '../domain/ids';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../infra/embedded-postgres';
 import { freePort, startTemporalDevServer } from '../infra/temporal-dev-server';
 import { startTestCluster } from './temporal-cluster';
 import { clusterServices } from './temporal-cluster-launcher';
 import { asCliProcess, type CliProcess, cliProcess } from './cli';
+import { testEnvironment } from './test-env';
 
 /** A process of ours (`hosted-agents api` or `worker`) with its output, so a test can kill and inspect it. */
 export type Proc = CliProcess;
@@ -43,19 +42,12 @@ export interface FaultStack {
  * given, fresh keys, the offline model, warnings only; `extra` adds or replaces variables.
  */
 export function processEnv(opts: { databaseUrl: string; temporalAddress: string; apiPort: number; extra?: Record<string, string> }): Record<string, string> {
-  return {
-    DATABASE_URL: opts.databaseUrl,
-    TEMPORAL_ADDRESS: opts.temporalAddress,
-    HOST: '127.0.0.1',
-    PORT: String(opts.apiPort),
-    URL_SIGNING_KEY: randomToken(40),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    PAYLOAD_KEY: randomBytes(32).toString('base64'),
-    MODEL_STANDARD: 'local:offline',
-    MODEL_PREMIUM: 'local:offline',
-    LOG_LEVEL: 'warn',
-    ...opts.extra,
-  };
+  return testEnvironment({
+    databaseUrl: opts.databaseUrl,
+    temporalAddress: opts.temporalAddress,
+    logLevel: 'warn',
+    extra: { HOST: '127.0.0.1', PORT: String(opts.apiPort), ...opts.extra },
+  });
 }
 
 /** Spawns `hosted-agents <command>` and resolves once it prints `ready` (bounded); `nodeArgs` go before the script (e.g. `--cpu-prof`). */

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { type EvalRun, Service } from '../../sdk/src';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer, ScriptedResponse } from '../../harness/model-servers/scripted-server';
-import { startTestApi, type TestApi } from '../support/api';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import type { EvalRun } from '../../sdk/src';
+import type { ScriptedResponse } from '../../harness/model-servers/scripted-server';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /** What the provider reports for each judge call: 200 000 input tokens, 200.04 credits at 1 credit per 1000. */
 const HUGE_JUDGE: ScriptedResponse = { text: '{"score": 0.9, "reason": "states 30 days"}', usage: { inputTokens: 200_000, outputTokens: 40 } };
@@ -21,32 +19,17 @@ const TURN_COST = 0.12;
  */
 describe('eval judge calls are admitted and billed like model steps', function () {
   this.timeout(120_000);
-  let server: ModelServer;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
-
-  before(async () => {
-    server = await startOpenAIServer();
-    const env = isolatedEnv({ MODEL_STANDARD: 'openai:gpt-test', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-test' });
-    const config = isolatedConfig(env);
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-  });
-  after(async () => {
-    await api?.stop();
-    await worker?.stop();
-    await server?.close();
-  });
+  const stack = useIsolatedStack({ model: 'openai', worker: 'inline', env: { MODEL_PREMIUM: 'local:offline' } });
+  const { api, model: server } = stack;
 
   async function agentWithJudges(credits: number, judges: number) {
-    const { apiKey, workspace } = await api.newWorkspace({ credits });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, workspaceId } = await stack.workspace(credits);
     const agent = await ws.agents.create({ name: 'Returns desk', instructions: 'Answer about returns.' });
     await agent.evals.put('return-window', {
       messages: ['Can I return shoes after 40 days?'],
       checks: Array.from({ length: judges }, (_, i) => ({ kind: 'judge' as const, rubric: `Says the return window is 30 days (${i + 1})`, threshold: 0.7 })),
     });
-    return { ws, agent, workspaceId: workspace.id };
+    return { ws, agent, workspaceId };
   }
 
   /** Runs the agent's cases with the judge answering `judge` (after the scripted answers), and counts the model calls. */

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
 import { evalRunWorkflowId } from '../../domain/runs/eval-run';
 import { type EvalRun, Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * Eval runs as durable, billed work (issue 36): a judge check through an OpenAI-compatible server,
@@ -17,35 +13,12 @@ import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
  */
 describe('eval runs: the judge, a killed worker, a cancel', function () {
   this.timeout(180_000);
-  let server: ModelServer;
-  let api: TestApi;
-  let env: Record<string, string>;
-  const workers: ChildProcess[] = [];
-
-  before(async () => {
-    server = await startOpenAIServer();
-    env = isolatedEnv({
-      MODEL_STANDARD: 'openai:gpt-test',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      MODEL_PREMIUM: 'local:offline',
-      LOCAL_MODEL_DELAY_MS: '150',
-      MODEL_HEARTBEAT_TIMEOUT_MS: '2000',
-      MODEL_RETRY_INITIAL_MS: '100',
-    });
-    api = await startTestApi({ config: isolatedConfig(env) });
-    workers.push(await spawnWorker(env));
+  const stack = useIsolatedStack({
+    model: 'openai',
+    worker: 'process',
+    env: { MODEL_PREMIUM: 'local:offline', LOCAL_MODEL_DELAY_MS: '150', MODEL_HEARTBEAT_TIMEOUT_MS: '2000', MODEL_RETRY_INITIAL_MS: '100' },
   });
-  after(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await api?.stop();
-    await server?.close();
-  });
-
-  async function workspace(credits = 100) {
-    const { apiKey, workspace } = await api.newWorkspace({ credits });
-    return { ws: new Service({ apiKey, baseURL: api.baseURL }), workspaceId: workspace.id };
-  }
+  const { api, model: server, workspace } = stack;
 
   const wait = (ws: Service, agentId: string, runId: string) => ws.agent(agentId).evalRuns.wait(runId, { signal: AbortSignal.timeout(120_000) });
 
@@ -110,8 +83,8 @@ describe('eval runs: the judge, a killed worker, a cancel', function () {
     // Kill once turns are streaming: their model steps are on the worker that dies.
     const runTurns = () => api.db('turns').whereIn('conversation_id', api.db('conversations').where({ eval_run_id: started.id }).select('id')).select('id');
     await waitFor('a turn of the run streams text', () => api.db('turn_events').whereIn('turn_id', runTurns()).where({ type: 'text' }).first(), (e) => e !== undefined);
-    workers.at(-1)!.kill('SIGKILL');
-    workers.push(await spawnWorker(env));
+    await stack.killWorkers();
+    await stack.startWorker();
 
     const run = await wait(ws, agent.id, started.id);
     assert.equal(run.status, 'completed', JSON.stringify(run));

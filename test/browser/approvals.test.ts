@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { Service } from '../../sdk/src';
-import { launchChromium } from '../../harness/browser';
+import type { Page } from 'playwright-core';
+import type { Service } from '../../sdk/src';
 import { SHOTS, shootAtWidths } from './screenshots';
-import { startTestApi, type TestApi } from '../support/api';
+import { useBrowserPage } from '../support/browser-page';
+import { useIsolatedStack } from '../support/isolated-stack';
 import { refundTool, startRefunds } from '../support/refunds';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
 
 /**
  * Tool calls a person approves, on the hosted chat page in Chromium (docs/approvals.md): the
@@ -23,36 +22,23 @@ const ASK = '/tool refund {"orderId":"A1","amount":20}';
 
 describe('approving a tool call on the hosted chat page (Chromium)', function () {
   this.timeout(120_000);
-  let browser: Browser;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const stack = useIsolatedStack({ worker: 'inline', env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', PUBLIC_CHAT_PER_VISITOR: '1000', PUBLIC_CHAT_PER_ADDRESS: '10000' } });
+  const { api } = stack;
+  const chromium = useBrowserPage({ api, credits: 1000, viewport: { width: 720, height: 800 } });
   let refunds: Awaited<ReturnType<typeof startRefunds>>;
   let ws: Service;
-  let context: BrowserContext;
   let page: Page;
 
   before(async () => {
     refunds = await startRefunds();
-    const env = isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', PUBLIC_CHAT_PER_VISITOR: '1000', PUBLIC_CHAT_PER_ADDRESS: '10000' });
-    worker = await startInProcessWorker(isolatedConfig(env));
-    api = await startTestApi({ config: isolatedConfig(env) });
-    browser = await launchChromium();
-    const { apiKey } = await api.newWorkspace({ credits: 1000 });
-    ws = new Service({ apiKey, baseURL: api.baseURL });
+    ({ ws } = chromium.workspace());
     mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await api?.stop();
-    await worker?.stop();
     await refunds?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 720, height: 800 } });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context?.close().catch(() => undefined);
+  beforeEach(() => {
+    ({ page } = chromium.now());
   });
 
   /** A production agent whose refund tool needs approval, decided as `approvals` says. */

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../../harness/browser';
-import { fixture } from '../support/fixture';
+import type { Frame, Page } from 'playwright-core';
+import { chatFrame, type CustomerSite, startCustomerSite } from '../../harness/browser';
+import { useBrowserPage } from '../support/browser-page';
 import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
@@ -54,15 +53,14 @@ const readLook = (): Look => {
 };
 
 describe('the chat page, looked at: empty state and brand colour', () => {
-  let browser: Browser;
-  let api: TestApi;
+  const chromium = useBrowserPage({ colorScheme: 'light' });
+  const { api } = chromium;
   let apiKey: string;
   /** Deployed to prod, no greeting. */
   let quietId: string;
   /** Deployed to prod, with a greeting. */
   let greeterId: string;
   let site: CustomerSite;
-  let context: BrowserContext;
   let page: Page;
 
   async function deployedFreelancer(fields: Record<string, unknown>): Promise<string> {
@@ -75,27 +73,17 @@ describe('the chat page, looked at: empty state and brand colour', () => {
 
   before(async function () {
     this.timeout(120_000);
-    browser = await launchChromium();
-    api = await startTestApi({ config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000 } });
-    ({ apiKey } = await api.newWorkspace({ credits: 10_000 }));
+    ({ apiKey } = chromium.workspace());
     quietId = await deployedFreelancer({ name: QUIET_NAME, greeting: undefined });
     greeterId = await deployedFreelancer({ name: 'Greeter', greeting: 'Hello! Ask me anything.' });
     site = await startCustomerSite({ embedBase: api.baseURL, agentId: quietId });
     mkdirSync(SHOTS, { recursive: true });
   });
-
   after(async () => {
-    await browser?.close().catch(() => undefined);
     await site?.close();
-    await api?.stop();
   });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context?.close().catch(() => undefined);
+  beforeEach(() => {
+    ({ page } = chromium.now());
   });
 
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });

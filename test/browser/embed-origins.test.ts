@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../../harness/browser';
-import { fixture } from '../support/fixture';
+import type { Page } from 'playwright-core';
+import { chatFrame, type CustomerSite, startCustomerSite } from '../../harness/browser';
+import { useBrowserPage } from '../support/browser-page';
 import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
@@ -20,22 +18,19 @@ const SHOTS = path.resolve(__dirname, '../../test-artifacts/screenshots');
 const REFUSAL = 'is not an allowed origin of agent';
 
 describe('embed on allowed and refused origins (Chromium)', () => {
-  let browser: Browser;
-  let api: TestApi;
-  let agentId: string;
-  let token: string;
+  const chromium = useBrowserPage();
+  const { api } = chromium;
+  let agentId = '';
+  let token = '';
   let site: CustomerSite;
-  let elsewhere: string;
+  let elsewhere = '';
 
-  let context: BrowserContext;
   let page: Page;
   let consoleLines: string[];
 
   before(async function () {
     this.timeout(120_000);
-    browser = await launchChromium();
-    api = await startTestApi({ config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000, PUBLIC_READS_PER_ADDRESS: 100_000 } });
-    const { apiKey } = await api.newWorkspace({ credits: 10_000 });
+    const { apiKey, ws } = chromium.workspace();
     const agent = await freelancer(api.baseURL, apiKey, { name: 'Shop Helper', greeting: 'Hi! How can I help?' });
     agentId = agent.agentId;
     const [v1] = await agent.versionIds();
@@ -43,26 +38,15 @@ describe('embed on allowed and refused origins (Chromium)', () => {
     token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agentId}/public-token`, { apiKey })).body.token;
     site = await startCustomerSite({ embedBase: api.baseURL, agentId });
     elsewhere = `http://elsewhere.localhost:${site.port}`;
-    await new Service({ apiKey, baseURL: api.baseURL }).agent(agentId).setAllowedOrigins([site.origin]);
+    await ws.agent(agentId).setAllowedOrigins([site.origin]);
     mkdirSync(SHOTS, { recursive: true });
   });
-
   after(async () => {
-    await browser?.close().catch(() => undefined);
     await site?.close();
-    await api?.stop();
   });
 
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    consoleLines = [];
-    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') process.stderr.write(`browser console:\n${consoleLines.map((l) => `  ${l}`).join('\n') || '  (nothing)'}\n`);
-    await context?.close().catch(() => undefined);
+  beforeEach(() => {
+    ({ page, consoleLines } = chromium.now());
   });
 
   const launcher = () => page.locator('hosted-agents-chat button.launcher');

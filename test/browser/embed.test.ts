@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, type CustomerSite, launchChromium, startCustomerSite } from '../../harness/browser';
-import { fixture } from '../support/fixture';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { chatFrame, type CustomerSite, startCustomerSite } from '../../harness/browser';
+import { useBrowserPage } from '../support/browser-page';
 import { call } from '../../harness/http';
 import { freelancer } from '../support/publishing';
 
@@ -36,8 +35,8 @@ declare global {
 type Conversation = { id: string; channel?: string; endUser?: { id: string; name?: string; email?: string; verified: boolean } };
 
 describe('embed in a real browser', () => {
-  let browser: Browser;
-  let api: TestApi;
+  const chromium = useBrowserPage();
+  const { api } = chromium;
   let apiKey: string;
   let agentId: string;
   let undeployedId: string;
@@ -51,12 +50,7 @@ describe('embed in a real browser', () => {
 
   before(async function () {
     this.timeout(120_000);
-    // First, so a machine without Chromium fails here with a clear message instead of skipping.
-    browser = await launchChromium();
-    api = await startTestApi({
-      config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000, PUBLIC_READS_PER_ADDRESS: 100_000 },
-    });
-    ({ apiKey } = await api.newWorkspace({ credits: 10_000 }));
+    ({ apiKey } = chromium.workspace());
     const agent = await freelancer(api.baseURL, apiKey, { name: AGENT_NAME, greeting: GREETING });
     agentId = agent.agentId;
     const [v1] = await agent.versionIds();
@@ -66,31 +60,17 @@ describe('embed in a real browser', () => {
     site = await startCustomerSite({ embedBase: api.baseURL, agentId });
     mkdirSync(SHOTS, { recursive: true });
   });
-
   after(async () => {
-    await browser?.close().catch(() => undefined);
     await site?.close();
-    await api?.stop();
   });
 
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    consoleLines = [];
+  beforeEach(() => {
+    ({ context, page, consoleLines } = chromium.now());
     dialogs = [];
-    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()} (${m.location().url})`));
     page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss().catch(() => undefined);
     });
-  });
-
-  afterEach(async function () {
-    // A failure's story often is in the browser console (all frames): show it.
-    if (this.currentTest?.state === 'failed' || process.env.EMBED_TEST_CONSOLE) {
-      process.stderr.write(`browser console during "${this.currentTest?.title}":\n${consoleLines.map((l) => `  ${l}`).join('\n') || '  (nothing)'}\n`);
-    }
-    await context?.close().catch(() => undefined);
   });
 
   const shot = (name: string, target: Page = page) => target.screenshot({ path: path.join(SHOTS, `${name}.png`) });

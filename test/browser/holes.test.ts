@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { launchChromium } from '../../harness/browser';
-import { fixture } from '../support/fixture';
+import { useBrowserPage } from '../support/browser-page';
 import { call } from '../../harness/http';
 import { freelancer, publicChat } from '../support/publishing';
 
@@ -24,8 +22,8 @@ declare global {
 }
 
 describe('smaller holes in a real browser', () => {
-  let browser: Browser;
-  let api: TestApi;
+  const chromium = useBrowserPage({ credits: 1000, viewport: { width: 900, height: 700 } });
+  const { api } = chromium;
   let apiKey: string;
   let agentId: string;
   let token: string;
@@ -33,9 +31,7 @@ describe('smaller holes in a real browser', () => {
 
   before(async function () {
     this.timeout(120_000);
-    browser = await launchChromium();
-    api = await startTestApi({ config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000 } });
-    ({ apiKey } = await api.newWorkspace({ credits: 1000 }));
+    ({ apiKey } = chromium.workspace());
     const agent = await freelancer(api.baseURL, apiKey, { name: 'Hole Check' });
     agentId = agent.agentId;
     const [v1] = await agent.versionIds();
@@ -43,18 +39,8 @@ describe('smaller holes in a real browser', () => {
     token = (await call<{ token: string }>(api.baseURL, 'GET', `/v1/agents/${agentId}/public-token`, { apiKey })).body.token;
     mkdirSync(SHOTS, { recursive: true });
   });
-
-  after(async () => {
-    await browser?.close().catch(() => undefined);
-    await api?.stop();
-  });
-
-  beforeEach(async () => {
-    page = await (await browser.newContext({ viewport: { width: 900, height: 700 } })).newPage();
-  });
-
-  afterEach(async () => {
-    await page.context().close();
+  beforeEach(() => {
+    ({ page } = chromium.now());
   });
 
   it('the hosted page opened top-level with #uid=victim does not continue the victim’s conversation', async () => {

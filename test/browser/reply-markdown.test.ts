@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { Service } from '../../sdk/src';
-import { launchChromium } from '../../harness/browser';
-import { startTestApi, type TestApi } from '../support/api';
-import { fixture } from '../support/fixture';
+import type { Page } from 'playwright-core';
+import { useBrowserPage } from '../support/browser-page';
 import { shootAtWidths } from './screenshots';
 
 /**
@@ -20,32 +17,20 @@ const BLOCK_CODE = '^\\d+\\.\\d*$ \\\\ done';
 const MESSAGE = [...LINES, `Code: \`${INLINE_CODE}\``, '```', BLOCK_CODE, '```'].join('\n');
 
 describe('markdown in a reply on the hosted chat page (Chromium)', () => {
-  let browser: Browser;
-  let api: TestApi;
+  const chromium = useBrowserPage({ colorScheme: 'light' });
+  const { api } = chromium;
   let agentId: string;
-  let context: BrowserContext;
   let page: Page;
 
   before(async function () {
     this.timeout(120_000);
-    browser = await launchChromium();
-    api = await startTestApi({ config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000 } });
-    const { apiKey } = await api.newWorkspace({ credits: 10_000 });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws } = chromium.workspace();
     const agent = await ws.agents.create({ name: 'Path Helper', role: 'freelancer' });
     await ws.agents.deployToProd(agent.versionId);
     agentId = agent.id;
   });
-  after(async () => {
-    await browser?.close().catch(() => undefined);
-    await api?.stop();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context?.close().catch(() => undefined);
+  beforeEach(() => {
+    ({ page } = chromium.now());
   });
 
   /** What the last reply shows: its text lines, its inline code and its code block. */

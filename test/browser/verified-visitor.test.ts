@@ -3,11 +3,10 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { Service, signVisitorToken } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { chatFrame, launchChromium } from '../../harness/browser';
-import { fixture } from '../support/fixture';
+import type { Frame, Page } from 'playwright-core';
+import { type Service, signVisitorToken } from '../../sdk/src';
+import { chatFrame } from '../../harness/browser';
+import { useBrowserPage } from '../support/browser-page';
 import { shootAtWidths } from './screenshots';
 
 /**
@@ -44,20 +43,16 @@ async function startMemberSite(opts: { embedBase: string; agentId: string; secre
 }
 
 describe('verified visitors in a real browser', () => {
-  let browser: Browser;
-  let api: TestApi;
+  const chromium = useBrowserPage();
+  const { api } = chromium;
   let ws: Service;
   let agentId: string;
   let site: Awaited<ReturnType<typeof startMemberSite>>;
-  let context: BrowserContext;
   let page: Page;
 
   before(async function () {
     this.timeout(120_000);
-    browser = await launchChromium();
-    api = await startTestApi({ config: { ...fixture().config, PUBLIC_CHAT_PER_VISITOR: 1000, PUBLIC_CHAT_PER_ADDRESS: 10_000 } });
-    const { apiKey } = await api.newWorkspace({ credits: 10_000 });
-    ws = new Service({ apiKey, baseURL: api.baseURL });
+    ({ ws } = chromium.workspace());
     const created = await ws.agents.create({ name: 'Member Desk', role: 'freelancer', greeting: 'Hello member!' });
     agentId = created.id;
     await ws.agents.deployToProd((await ws.agents.versions(agentId))[0]!.id);
@@ -67,16 +62,10 @@ describe('verified visitors in a real browser', () => {
     mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
-    await browser?.close().catch(() => undefined);
     await site?.close();
-    await api?.stop();
   });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context?.close().catch(() => undefined);
+  beforeEach(() => {
+    ({ page } = chromium.now());
   });
 
   const launcher = () => page.locator('hosted-agents-chat button.launcher');

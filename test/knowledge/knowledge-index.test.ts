@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { Connection, Client as TemporalClient } from '@temporalio/client';
 import { searchKnowledge } from '../../activities/knowledge/search';
 import { createEmbedder, EMBED_BATCH } from '../../activities/model/embeddings';
@@ -8,13 +7,10 @@ import { createRepositories } from '../../db/repositories';
 import { knowledgeSpace, projectSpace } from '../../db/repositories/files';
 import type { FileEntry } from '../../domain/file-path';
 import { knowledgeIndexWorkflowId } from '../../domain/runs/knowledge-index';
-import { type OpenAIServer, startOpenAIServer } from '../../harness/model-servers/openai-server';
-import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
 import { makeDocx, makePdf } from '../support/documents';
 import { fixture } from '../support/fixture';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * Knowledge that understands meaning (issue 37): files put through the API are indexed by a
@@ -26,37 +22,20 @@ import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
  */
 describe('knowledge index: documents, meaning, and an indexing workflow', function () {
   this.timeout(180_000);
-  let server: OpenAIServer;
-  let api: TestApi;
-  let env: Record<string, string>;
-  let worker: ChildProcess;
+  const stack = useIsolatedStack({
+    model: 'openai',
+    worker: 'process',
+    env: { MODEL_PREMIUM: 'local:offline', EMBEDDINGS_MODEL: 'openai:embed-test', CREDITS_PER_1K_EMBEDDING_TOKENS: '1' },
+  });
+  const { api, model: server } = stack;
   const repos = () => createRepositories(api.db);
-
-  before(async () => {
-    server = await startOpenAIServer();
-    env = isolatedEnv({
-      MODEL_STANDARD: 'openai:gpt-test',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      EMBEDDINGS_MODEL: 'openai:embed-test',
-      CREDITS_PER_1K_EMBEDDING_TOKENS: '1',
-    });
-    api = await startTestApi({ config: isolatedConfig(env) });
-    worker = await spawnWorker(env);
-  });
-  after(async () => {
-    if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    await api?.stop();
-    await server?.close();
-  });
 
   const embedder = () => createEmbedder({ EMBEDDINGS_MODEL: 'openai:embed-test', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-test' });
 
   async function newAgent() {
-    const { apiKey, workspace } = await api.newWorkspace({ credits: 1000 });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, apiKey, workspaceId } = await stack.workspace(1000);
     const created = await ws.agents.create({ name: 'Help desk', tools: ['knowledge.search'] });
-    return { ws, apiKey, workspaceId: workspace.id, agentId: created.id, agent: ws.agent(created.id) };
+    return { ws, apiKey, workspaceId, agentId: created.id, agent: ws.agent(created.id) };
   }
 
   /** Waits until every listed file has left `pending`; returns the entries by path. */
@@ -218,9 +197,8 @@ describe('knowledge index: documents, meaning, and an indexing workflow', functi
     assert.ok('entry' in put && put.entry.index?.status === 'pending');
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal((await agent.knowledge.list())[0]!.index!.status, 'pending', 'no workflow was told');
-    worker.kill('SIGKILL');
-    await new Promise((r) => worker.once('exit', r));
-    worker = await spawnWorker(env);
+    await stack.killWorkers();
+    await stack.startWorker();
     const indexed = await settled(() => agent.knowledge.list(), ['old.md']);
     assert.equal(indexed.get('old.md')!.index!.status, 'indexed');
   });
@@ -236,10 +214,9 @@ describe('knowledge index: documents, meaning, and an indexing workflow', functi
     try {
       await agent.knowledge.put('big.md', paragraphs.join('\n\n'));
       await waitFor('the first embeddings request', calls, (n) => n > callsBefore, 30_000);
-      worker.kill('SIGKILL');
-      await new Promise((r) => worker.once('exit', r));
+      await stack.killWorkers();
       server.embeddings.delayMs = 0;
-      worker = await spawnWorker(env);
+      await stack.startWorker();
       const done = await settled(() => agent.knowledge.list(), ['big.md']);
       assert.equal(done.get('big.md')!.index!.status, 'indexed', JSON.stringify(done.get('big.md')));
     } finally {

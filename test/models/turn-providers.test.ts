@@ -1,40 +1,17 @@
 import assert from 'node:assert/strict';
-import { type TurnEvent, Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { startAnthropicServer } from '../../harness/model-servers/anthropic-server';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
+import type { TurnEvent } from '../../sdk/src';
 import { shownText } from '../support/sse';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /** Turns through the real OpenAI and Anthropic code paths, against local servers speaking their wire protocols. */
 for (const flavour of ['openai', 'anthropic'] as const) {
   describe(`turns through the ${flavour} provider: retries and refusals`, function () {
     this.timeout(60_000);
-    let server: ModelServer;
-    let api: TestApi;
-    let worker: { stop(): Promise<void> };
-
-    before(async () => {
-      server = flavour === 'openai' ? await startOpenAIServer() : await startAnthropicServer();
-      const env = isolatedEnv(
-        flavour === 'openai'
-          ? { MODEL_STANDARD: 'openai:gpt-test', MODEL_PREMIUM: 'openai:gpt-test', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-test' }
-          : { MODEL_STANDARD: 'anthropic:claude-test', MODEL_PREMIUM: 'anthropic:claude-test', ANTHROPIC_BASE_URL: `${server.url}/v1`, ANTHROPIC_API_KEY: 'sk-ant-test' },
-      );
-      const config = isolatedConfig({ ...env, MODEL_RETRY_INITIAL_MS: '50' });
-      api = await startTestApi({ config });
-      worker = await startInProcessWorker(config);
-    });
-    after(async () => {
-      await api.stop();
-      await worker.stop();
-      await server.close();
-    });
+    const stack = useIsolatedStack({ model: flavour, worker: 'inline', env: { MODEL_RETRY_INITIAL_MS: '50' } });
+    const { api, model: server } = stack;
 
     async function conversation() {
-      const { apiKey } = await api.newWorkspace();
-      const ws = new Service({ apiKey, baseURL: api.baseURL });
+      const { ws } = await stack.workspace();
       const agent = await ws.agents.create({ name: 'Provider test', instructions: 'Answer briefly.' });
       return { ws, conv: await agent.start() };
     }

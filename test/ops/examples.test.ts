@@ -3,9 +3,8 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startTestApi, type TestApi } from '../support/api';
 import { type EverythingServer, startEverything } from '../support/mcp-everything';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * Every program in examples/ runs green against the test service, as a developer runs it
@@ -37,17 +36,13 @@ function runExample(name: string, env: Record<string, string>, args: string[] = 
 
 describe('examples/ run against the service', function () {
   this.timeout(RUN_LIMIT_MS + 30_000);
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const { api } = useIsolatedStack({ worker: 'inline', env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.1/32' } });
   let everything: EverythingServer;
   let echo: http.Server;
   let env: Record<string, string>;
   const echoed: string[] = [];
 
   before(async () => {
-    const config = isolatedConfig(isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.1/32' }));
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
     everything = await startEverything('http');
     // An echo endpoint for the HTTP tool example, recording what the tool sent.
     echo = http.createServer((req, res) => {
@@ -64,8 +59,6 @@ describe('examples/ run against the service', function () {
     };
   });
   after(async () => {
-    await worker?.stop();
-    await api?.stop();
     await everything?.stop();
     echo?.close();
   });

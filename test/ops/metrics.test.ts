@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import { randomToken } from '../../domain/ids';
 import { freePort } from '../../infra/temporal-dev-server';
-import { startTestApi, type TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
 import { call } from '../../harness/http';
 import { parseExposition, type Sample, total } from '../support/prometheus';
 import { freelancer } from '../support/publishing';
 import { collectTurn } from '../support/sse';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
+import { isolatedConfig } from '../support/workers';
 
 /** This machine's first non-loopback IPv4 address: a caller from there is not local. */
 function externalAddress(): string {
@@ -30,32 +30,26 @@ const UUID_OR_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 describe('metrics: /metrics on the API and the worker', function () {
   this.timeout(120_000);
   const token = randomToken(40);
-  let api: TestApi;
-  let worker: ChildProcess & { output: () => string };
   let workerPort: number;
   let temporalMetricsPort: number;
-  let apiPort: string;
-  let env: Record<string, string>;
-
-  before(async () => {
-    workerPort = await freePort();
-    temporalMetricsPort = await freePort();
-    env = isolatedEnv({
-      WORKER_HEALTH_PORT: String(workerPort),
-      HOST: '0.0.0.0',
-      METRICS_TOKEN: token,
-      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalMetricsPort}`,
-      // Each word of the offline reply 50 ms apart: a turn streams long enough to be seen open.
-      LOCAL_MODEL_DELAY_MS: '50',
-    });
-    worker = await spawnWorker(env);
-    api = await startTestApi({ config: isolatedConfig(env), host: '0.0.0.0' });
-    apiPort = new URL(api.baseURL).port;
+  const stack = useIsolatedStack({
+    worker: 'process',
+    env: async () => {
+      workerPort = await freePort();
+      temporalMetricsPort = await freePort();
+      return {
+        WORKER_HEALTH_PORT: String(workerPort),
+        HOST: '0.0.0.0',
+        METRICS_TOKEN: token,
+        TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalMetricsPort}`,
+        // Each word of the offline reply 50 ms apart: a turn streams long enough to be seen open.
+        LOCAL_MODEL_DELAY_MS: '50',
+      };
+    },
+    api: () => ({ host: '0.0.0.0' }),
   });
-  after(async () => {
-    await api?.stop();
-    worker?.kill('SIGTERM');
-  });
+  const { api } = stack;
+  const apiPort = () => new URL(api.baseURL).port;
 
   async function scrape(url: string): Promise<Sample[]> {
     const res = await fetch(url);
@@ -121,7 +115,7 @@ describe('metrics: /metrics on the API and the worker', function () {
   });
 
   it('each 429 counts the limit that refused it', async () => {
-    const limited = await startTestApi({ config: isolatedConfig({ ...env, KEY_BURST_PER_SECOND: '2' }) });
+    const limited = await startTestApi({ config: isolatedConfig({ ...stack.env, KEY_BURST_PER_SECOND: '2' }) });
     try {
       const { apiKey } = await limited.newWorkspace();
       const statuses = await Promise.all(Array.from({ length: 6 }, () => call(limited.baseURL, 'GET', '/v1/workspace', { apiKey }).then((r) => r.status)));
@@ -142,7 +136,7 @@ describe('metrics: /metrics on the API and the worker', function () {
 
   it('a caller off loopback, or one that came through a proxy, is refused without the token and let in with it', async () => {
     const external = externalAddress();
-    for (const base of [`http://${external}:${apiPort}`, `http://${external}:${workerPort}`]) {
+    for (const base of [`http://${external}:${apiPort()}`, `http://${external}:${workerPort}`]) {
       assert.equal((await fetch(`${base}/metrics`)).status, 404, `${base} without a token`);
       assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${randomToken(40)}` } })).status, 404, `${base} with a wrong token`);
       const withToken = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });

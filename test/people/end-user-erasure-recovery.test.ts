@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { randomToken } from '../../domain/ids';
-import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
 import { scanEveryColumn, waitErasureDone, waitTurnWorkflowsGone } from '../support/end-users';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 const TURNS = 12;
 
@@ -15,26 +12,11 @@ const TURNS = 12;
  */
 describe('an erasure survives a worker killed mid-way', function () {
   this.timeout(240_000);
-  let api: TestApi;
-  let env: Record<string, string>;
-  const workers: ChildProcess[] = [];
-  const killAll = () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-  };
-
-  before(async () => {
-    env = isolatedEnv({ END_USER_ERASURE_BATCH: '1' });
-    api = await startTestApi({ config: isolatedConfig(env) });
-    workers.push(await spawnWorker(env));
-  });
-  after(async () => {
-    killAll();
-    await api.stop();
-  });
+  const stack = useIsolatedStack({ worker: 'process', env: { END_USER_ERASURE_BATCH: '1' } });
+  const { api } = stack;
 
   it('SIGKILL after the first batch: a new worker finishes, nothing of theirs is left, counts and receipt once', async () => {
-    const { apiKey } = await api.newWorkspace({ credits: 1000 });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, apiKey } = await stack.workspace(1000);
     const endUser = `kill-${randomToken(10)}`;
     const said = Array.from({ length: TURNS }, (_, i) => `message ${i} ${randomToken(10)}`);
     const conv = await (await ws.agents.create({ name: 'Erasure' })).start({ endUser: { id: endUser } });
@@ -48,7 +30,7 @@ describe('an erasure survives a worker killed mid-way', function () {
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 5))) {
       const now = await row();
       if ((now.counts.turns ?? 0) >= 1) {
-        killAll();
+        await stack.killWorkers();
         atKill = now;
         break;
       }
@@ -57,7 +39,7 @@ describe('an erasure survives a worker killed mid-way', function () {
     assert.equal(atKill.status, 'running');
     assert.ok((atKill.counts.turns ?? 0) < TURNS, `killed mid-way: ${JSON.stringify(atKill.counts)}`);
 
-    workers.push(await spawnWorker(env));
+    await stack.startWorker();
     const done = await waitErasureDone(api.baseURL, apiKey, erasure.id, 180_000);
     assert.deepEqual(
       [done.counts.conversations, done.counts.turns, done.counts.turnWorkflows, done.counts.messages, done.counts.secrets],

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config/env';
 import { randomToken } from '../../domain/ids';
 import type { Role } from '../../domain/roles';
-import { freePort } from '../../infra/temporal-dev-server';
-import { startTestApi, type TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
 import { CookieJar } from '../support/oidc-server';
 import { signInAtProvider, type SignInProvider, startSignInProvider } from '../support/oidc-sign-in-provider';
-import { isolatedConfig, isolatedEnv } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * Sign-in with an OpenID Connect provider against a real one (oidc-provider, in this process),
@@ -27,23 +25,22 @@ interface Browser {
 describe('sign-in with an OpenID Connect provider', function () {
   this.timeout(120_000);
   let idp: SignInProvider;
-  let api: TestApi;
-  let config: Config;
   const tag = randomToken(8);
-  const callback = () => new URL(`${config.baseURL}/v1/auth/oidc/callback`);
-  const startUrl = (query: Record<string, string> = {}) => `${config.baseURL}/v1/auth/oidc/start?${new URLSearchParams(query)}`;
-
-  before(async () => {
-    const port = await freePort();
-    const baseURL = `http://127.0.0.1:${port}`;
-    idp = await startSignInProvider({ redirectUri: `${baseURL}/v1/auth/oidc/callback` });
-    config = isolatedConfig(isolatedEnv({ PUBLIC_BASE_URL: baseURL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret }));
-    api = await startTestApi({ config, port });
+  const stack = useIsolatedStack({
+    worker: 'none',
+    publicBaseURL: true,
+    // The provider first: its redirect URI is the API's, and the env names the provider.
+    env: async ({ baseURL }) => {
+      idp = await startSignInProvider({ redirectUri: `${baseURL}/v1/auth/oidc/callback` });
+      return { OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret };
+    },
   });
   after(async () => {
-    await api?.stop();
     await idp?.close();
   });
+  const { api } = stack;
+  const callback = () => new URL(`${stack.config.baseURL}/v1/auth/oidc/callback`);
+  const startUrl = (query: Record<string, string> = {}) => `${stack.config.baseURL}/v1/auth/oidc/start?${new URLSearchParams(query)}`;
 
   /** Follows the provider's answer at our callback with the browser's cookies. */
   async function answer(jar: CookieJar, url: URL, cookie = jar.header(url)): Promise<Browser> {
@@ -62,7 +59,7 @@ describe('sign-in with an OpenID Connect provider', function () {
   const codeOf = (page: string) => /data-code="([a-z_]+)"/.exec(page)?.[1];
 
   async function session(jar: CookieJar): Promise<{ status: number; body: { actor: { kind: string; id: string; role: Role }; workspace: { id: string }; member: { email: string } | null; csrfToken: string } }> {
-    const url = new URL(`${config.baseURL}/v1/session`);
+    const url = new URL(`${stack.config.baseURL}/v1/session`);
     const res = await fetch(url, { headers: { cookie: jar.header(url) } });
     return { status: res.status, body: (await res.json()) as never };
   }
@@ -83,20 +80,20 @@ describe('sign-in with an OpenID Connect provider', function () {
     idp.person('ada', { email: email.toUpperCase(), emailVerified: true, name: 'Ada' });
     const browser = await signIn('ada', { workspaceId: workspace.id, returnTo: '/console/agents?tab=all' });
     assert.equal(browser.res.status, 302, browser.page);
-    assert.equal(browser.res.headers.get('location'), `${config.baseURL}/console/agents?tab=all`);
+    assert.equal(browser.res.headers.get('location'), `${stack.config.baseURL}/console/agents?tab=all`);
     const cookie = browser.res.headers.getSetCookie().find((c) => c.startsWith('ha_session='));
     assert.match(cookie ?? '', /HttpOnly/);
     assert.match(cookie ?? '', /SameSite=Lax/);
 
-    const agents = await fetch(`${config.baseURL}/v1/agents`, { headers: { cookie: browser.jar.header(new URL(config.baseURL)) } });
+    const agents = await fetch(`${stack.config.baseURL}/v1/agents`, { headers: { cookie: browser.jar.header(new URL(stack.config.baseURL)) } });
     assert.equal(agents.status, 200);
     const me = await session(browser.jar);
     assert.equal(me.status, 200);
     assert.deepEqual([me.body.actor.kind, me.body.actor.id, me.body.actor.role, me.body.workspace.id, me.body.member?.email], ['member', member.id, 'reviewer', workspace.id, email]);
     // A reviewer cannot do a builder's work by cookie either.
-    const create = await fetch(`${config.baseURL}/v1/agents`, {
+    const create = await fetch(`${stack.config.baseURL}/v1/agents`, {
       method: 'POST',
-      headers: { cookie: browser.jar.header(new URL(config.baseURL)), 'content-type': 'application/json', 'x-csrf-token': me.body.csrfToken },
+      headers: { cookie: browser.jar.header(new URL(stack.config.baseURL)), 'content-type': 'application/json', 'x-csrf-token': me.body.csrfToken },
       body: JSON.stringify({ name: 'nope' }),
     });
     assert.equal(create.status, 403);
@@ -247,7 +244,7 @@ describe('sign-in with an OpenID Connect provider', function () {
     idp.person('nia', { email: invited, emailVerified: true, name: 'Nia' });
     const right = await signIn('nia', { invite: invite.token });
     assert.equal(right.res.status, 302, right.page);
-    assert.equal(right.res.headers.get('location'), `${config.baseURL}/console`);
+    assert.equal(right.res.headers.get('location'), `${stack.config.baseURL}/console`);
     const me = await session(right.jar);
     assert.deepEqual([me.body.actor.role, me.body.workspace.id, me.body.member?.email], ['builder', workspace.id, invited]);
     assert.equal(await api.repos.memberLinks.peek({ token: invite.token }), undefined, 'the invite is used');
@@ -264,7 +261,7 @@ describe('sign-in with an OpenID Connect provider', function () {
     const { workspace, apiKey } = await api.newWorkspace({ name: 'oidc domains' });
     const domain = `corp-${tag}.test`;
     const patch = (body: unknown) =>
-      fetch(`${config.baseURL}/v1/workspace`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${stack.config.baseURL}/v1/workspace`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     for (const bad of [['Corp.test'], ['https://corp.test'], ['localhost'], Array.from({ length: 21 }, (_, i) => `d${i}.test`)]) {
       const res = await patch({ signInDomains: bad });
       assert.equal(res.status, 400, JSON.stringify(bad));
@@ -273,7 +270,7 @@ describe('sign-in with an OpenID Connect provider', function () {
     const set = await patch({ signInDomains: [domain] });
     assert.equal(set.status, 200);
     assert.deepEqual(((await set.json()) as { signInDomains: string[] }).signInDomains, [domain]);
-    const read = await fetch(`${config.baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const read = await fetch(`${stack.config.baseURL}/v1/workspace`, { headers: { authorization: `Bearer ${apiKey}` } });
     assert.deepEqual(((await read.json()) as { signInDomains: string[] }).signInDomains, [domain]);
 
     idp.person('newbie', { email: `newbie@${domain}`, emailVerified: true });

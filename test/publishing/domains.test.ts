@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { Service, ServiceError } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { type RunningApi, startTestApi } from '../support/api';
 import { type DomainStack, httpsGet, startDomainStack } from '../support/domains';
 import { call, type ErrorJson } from '../../harness/http';
 import { freelancer, siteRequest } from '../support/publishing';
 import { waitFor } from '../support/wait';
+import { useIsolatedStack } from '../support/isolated-stack';
 import { isolatedConfig, spawnWorker, startInProcessWorker } from '../support/workers';
 
 interface DomainJson {
@@ -17,7 +18,7 @@ interface DomainJson {
 }
 
 /** A deployed freelancer agent: its id and production host (what a custom domain must be a CNAME of). */
-async function deployedAgent(api: TestApi, apiKey: string, name: string): Promise<{ agentId: string; host: string }> {
+async function deployedAgent(api: RunningApi, apiKey: string, name: string): Promise<{ agentId: string; host: string }> {
   const agent = await freelancer(api.baseURL, apiKey, { name });
   const [v1] = await agent.versionIds();
   const deployed = await call<{ url: string }>(api.baseURL, 'POST', '/v1/deployments/prod', { apiKey, body: { versionId: v1!.id } });
@@ -27,7 +28,7 @@ async function deployedAgent(api: TestApi, apiKey: string, name: string): Promis
 
 const uniqueDomain = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}.shop.example.com`;
 
-async function domainStatus(api: TestApi, apiKey: string, domain: string): Promise<DomainJson> {
+async function domainStatus(api: RunningApi, apiKey: string, domain: string): Promise<DomainJson> {
   return (await call<DomainJson>(api.baseURL, 'GET', `/v1/domains/${domain}`, { apiKey })).body;
 }
 
@@ -35,26 +36,18 @@ async function domainStatus(api: TestApi, apiKey: string, domain: string): Promi
 describe('custom domains', function () {
   this.timeout(180_000);
   let stack: DomainStack;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const { api } = useIsolatedStack({ worker: 'inline', env: async () => (stack = await startDomainStack()).env });
   let apiKey: string;
   let agent: { agentId: string; host: string };
   let root: string;
 
   before(async () => {
-    stack = await startDomainStack();
-    const config = isolatedConfig(stack.env);
-    api = await startTestApi({ config });
     stack.gate.target = Number(new URL(api.baseURL).port);
-    worker = await startInProcessWorker(config);
     ({ apiKey } = await api.newWorkspace());
     agent = await deployedAgent(api, apiKey, 'Shop Helper');
     root = await stack.pebble.issuingRoot();
   });
-
   after(async () => {
-    await worker?.stop();
-    await api?.stop();
     await stack?.stop();
   });
 
@@ -252,20 +245,12 @@ describe('custom domains', function () {
 describe('custom domains renewal', function () {
   this.timeout(180_000);
   let stack: DomainStack;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const { api } = useIsolatedStack({ worker: 'inline', env: async () => (stack = await startDomainStack({ validitySeconds: 24 })).env });
 
-  before(async () => {
-    stack = await startDomainStack({ validitySeconds: 24 });
-    const config = isolatedConfig(stack.env);
-    api = await startTestApi({ config });
+  before(() => {
     stack.gate.target = Number(new URL(api.baseURL).port);
-    worker = await startInProcessWorker(config);
   });
-
   after(async () => {
-    await worker?.stop();
-    await api?.stop();
     await stack?.stop();
   });
 

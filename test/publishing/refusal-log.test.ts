@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Proc } from '../../harness/fault-stack';
-import { startTestApi, type TestApi } from '../support/api';
 import { expectFailure, newSdkWorkspace } from '../support/sdk';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, spawnWorker, stopProcess } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * A refused promotion is an expected end, not a fault: the worker's log (as `npm start` prints it)
@@ -12,18 +10,8 @@ import { isolatedConfig, isolatedEnv, spawnWorker, stopProcess } from '../suppor
  */
 describe("a refused promotion in the worker's log", function () {
   this.timeout(120_000);
-  let api: TestApi;
-  let worker: Proc;
-
-  before(async () => {
-    const env = isolatedEnv({ LOG_LEVEL: 'debug', LOG_FORMAT: 'pretty' });
-    api = await startTestApi({ config: isolatedConfig(env) });
-    worker = await spawnWorker(env);
-  });
-  after(async () => {
-    if (worker) await stopProcess(worker);
-    await api?.stop();
-  });
+  const stack = useIsolatedStack({ worker: 'process', env: { LOG_LEVEL: 'debug', LOG_FORMAT: 'pretty' } });
+  const { api } = stack;
 
   it('is a debug line naming the failing case, with no WARN "Workflow failed" and no empty error', async () => {
     const { ws } = await newSdkWorkspace(api);
@@ -33,11 +21,11 @@ describe("a refused promotion in the worker's log", function () {
     const refused = await expectFailure(ws.agents.deployToProd(created.versionId), 409, 'deploy_check_failed');
     assert.match(refused.message, /^the version passed its health check but failed its eval gate; production is unchanged: /);
 
-    const lines = () => worker.output().split('\n').filter((l) => l.includes('Workflow failed') && l.includes('promoteWorkflow'));
+    const lines = () => stack.worker.output().split('\n').filter((l) => l.includes('Workflow failed') && l.includes('promoteWorkflow'));
     const [line] = await waitFor('the worker logs the end of the promotion', lines, (ls) => ls.length > 0, 15_000);
     assert.match(line!, / DEBUG Workflow failed — evals: every case must pass before the first deploy \(eval run evr_\w+\); failing: never/);
     assert.match(line!, /failureType=deploy_check_failed/);
     assert.deepEqual(lines().filter((l) => / WARN /.test(l)), [], 'no warning for an expected refusal');
-    assert.ok(!worker.output().includes('error={}'), 'no error printed as {}');
+    assert.ok(!stack.worker.output().includes('error={}'), 'no error printed as {}');
   });
 });

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { Service, type WorkspaceClient } from '../../sdk/src';
+import type { WorkspaceClient } from '../../sdk/src';
 import type { TurnEvent } from '../../domain/turn-events';
 import { VISITOR_UNAVAILABLE } from '../../domain/visitor-events';
 import { call } from '../../harness/http';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { startTestApi, type TestApi } from '../support/api';
 import { publicChat, siteRequest } from '../support/publishing';
 import { collectTurn } from '../support/sse';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 type ErrorEvent = Extract<TurnEvent, { type: 'error' }>;
 
@@ -40,33 +37,20 @@ function assertVisitorSafe(event: ErrorEvent, what: string): void {
  */
 describe('visitor-safe messages: a credit stop mid-turn on public and test channels', function () {
   this.timeout(120_000);
-  let server: ModelServer;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const stack = useIsolatedStack({ model: 'openai', worker: 'inline', env: { MODEL_PREMIUM: 'local:offline', TURN_RESERVE_CREDITS: '1' } });
+  const { api, model: server } = stack;
 
-  before(async () => {
-    server = await startOpenAIServer();
+  before(() => {
     // Each step says something and writes a file, and costs 1.5 credits (1000 + 500 tokens at 1 credit per 1000).
     server.defaultResponse = {
       text: 'Writing another part. ',
       toolCalls: [{ name: 'files_write', args: { path: 'part.md', content: 'part' } }],
       usage: { inputTokens: 1000, outputTokens: 500 },
     };
-    const config = isolatedConfig(
-      isolatedEnv({ MODEL_STANDARD: 'openai:gpt-test', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-test', TURN_RESERVE_CREDITS: '1' }),
-    );
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-  });
-  after(async () => {
-    await api?.stop();
-    await worker?.stop();
-    await server?.close();
   });
 
   async function deployedAgent(credits: number): Promise<{ ws: WorkspaceClient; apiKey: string; agentId: string; versionId: string; token: string }> {
-    const { apiKey } = await api.newWorkspace({ credits });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, apiKey } = await stack.workspace(credits);
     const agent = await ws.agents.create({ name: 'Looper', role: 'freelancer', filesystem: 'drive', tools: ['files.write'] });
     const [v1] = await ws.agents.versions(agent.id);
     await ws.agents.deployToProd(v1!.id);

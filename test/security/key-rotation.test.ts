@@ -10,10 +10,11 @@ import { acmeAccountKeyContext, tlsKeyContext } from '../../domain/custom-domain
 import { randomToken } from '../../domain/ids';
 import { mintPublicToken } from '../../domain/public-token';
 import { SecretBox, sealContext } from '../../domain/secret-box';
-import { startTestApi, type TestApi } from '../support/api';
+import { type RunningApi, startTestApi } from '../support/api';
 import { runCli } from '../../harness/cli';
 import { fixture } from '../support/fixture';
-import { isolatedConfig, isolatedEnv } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
+import { isolatedConfig } from '../support/workers';
 
 /** A fresh, migrated database on the fixture's server; `drop` removes it. */
 async function ownDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -40,7 +41,7 @@ async function ownDatabase(serverUrl: string): Promise<{ url: string; drop(): Pr
 }
 
 /** Every sealed value in the database, by column, with its key id (hex). */
-async function sealedValues(api: TestApi): Promise<Array<{ column: string; key: string; keyId: string; fields: Record<string, string>; sealed: Buffer }>> {
+async function sealedValues(api: RunningApi): Promise<Array<{ column: string; key: string; keyId: string; fields: Record<string, string>; sealed: Buffer }>> {
   const out = [];
   for (const c of sealedColumns) {
     const rows = (await api.db(c.table).whereNotNull(c.column).select([...new Set([...c.key, ...c.reads, c.column])])) as Array<Record<string, string | Buffer>>;
@@ -59,20 +60,18 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
   const newKey = randomBytes(32).toString('base64');
   const oldBox = new SecretBox(Buffer.from(oldKey, 'base64'));
   const newBox = new SecretBox(Buffer.from(newKey, 'base64'));
-  let env: Record<string, string>;
-  let api: TestApi;
-
   let dropDatabase: (() => Promise<void>) | undefined;
-
-  before(async () => {
-    // A database of its own: rekey rewrites every sealed row, and other tests' rows are under the fixture's key.
-    const own = await ownDatabase(fixture().databaseUrl);
-    dropDatabase = own.drop;
-    env = isolatedEnv({ SECRETS_KEY: oldKey, DATABASE_URL: own.url });
-    api = await startTestApi({ config: isolatedConfig(env) });
+  const stack = useIsolatedStack({
+    worker: 'none',
+    env: async () => {
+      // A database of its own: rekey rewrites every sealed row, and other tests' rows are under the fixture's key.
+      const own = await ownDatabase(fixture().databaseUrl);
+      dropDatabase = own.drop;
+      return { SECRETS_KEY: oldKey, DATABASE_URL: own.url };
+    },
   });
+  const { api } = stack;
   after(async () => {
-    await api?.stop();
     await dropDatabase?.();
   });
 
@@ -129,7 +128,7 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
     assert.ok(before.every((v) => v.keyId === oldBox.keyId));
     const total = (await sealedValues(api)).length;
 
-    const rotated = { ...env, SECRETS_KEY: `k2:${newKey},k1:${oldKey}` };
+    const rotated = { ...stack.env, SECRETS_KEY: `k2:${newKey},k1:${oldKey}` };
     // Interrupted: batches of one, stopped after two values.
     const partial = await runCli(['secrets', 'rekey', '--batch-size', '1', '--limit', '2', '--json'], rotated);
     assert.equal(partial.code, 0, partial.stderr);
@@ -152,7 +151,7 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
       assert.doesNotThrow(() => newBox.openBytes(v.sealed, column.context(v.fields)), v.column);
     }
     // The service, with only the new key, reads them: the webhook URL is shown again (token opened).
-    const onlyNew = await startTestApi({ config: isolatedConfig({ ...env, SECRETS_KEY: newKey }) });
+    const onlyNew = await startTestApi({ config: isolatedConfig({ ...stack.env, SECRETS_KEY: newKey }) });
     try {
       const again = await new Service({ apiKey, baseURL: onlyNew.baseURL }).agent(created.id).webhooks();
       assert.equal(again[0] && new URL(again[0].url).pathname, new URL(hook.url).pathname);
@@ -170,7 +169,7 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
   it('a signed file URL made under the previous URL_SIGNING_KEY still downloads after the rotation; without that key it does not', async () => {
     const oldUrlKey = randomToken(40);
     const newUrlKey = randomToken(40);
-    const signer = await startTestApi({ config: isolatedConfig({ ...env, URL_SIGNING_KEY: oldUrlKey }) });
+    const signer = await startTestApi({ config: isolatedConfig({ ...stack.env, URL_SIGNING_KEY: oldUrlKey }) });
     let url: string;
     try {
       const { apiKey } = await signer.newWorkspace({ credits: 10 });
@@ -182,7 +181,7 @@ describe('key rotation: SECRETS_KEY rings and secrets rekey, URL_SIGNING_KEY rin
       await signer.stop();
     }
     const fetchOn = async (keys: string) => {
-      const served = await startTestApi({ config: isolatedConfig({ ...env, URL_SIGNING_KEY: keys }) });
+      const served = await startTestApi({ config: isolatedConfig({ ...stack.env, URL_SIGNING_KEY: keys }) });
       try {
         const res = await fetch(`${served.baseURL}${new URL(url).pathname}`);
         return { status: res.status, text: await res.text() };

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import type { Config } from '../../config/env';
 import { Service, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
 import { capturingLogger } from '../support/capture-log';
 import { fixture } from '../support/fixture';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 const PROVIDER_SECRET = 'Incorrect API key provided: sk-proj-abc123XYZ (key id key_7f3e)';
 
@@ -14,27 +12,14 @@ describe('Messages that leak nothing', function () {
   this.timeout(60_000);
 
   describe('to clients and visitors', () => {
-    let model: ModelServer;
-    let api: TestApi;
-    let worker: { stop(): Promise<void> };
+    const log = capturingLogger();
+    const stack = useIsolatedStack({ model: 'openai', worker: 'inline', api: () => ({ logger: log.logger }) });
+    const { api, model } = stack;
     let ws: Service;
     let apiKey: string;
-    const log = capturingLogger();
 
     before(async () => {
-      model = await startOpenAIServer();
-      const config = isolatedConfig(
-        isolatedEnv({ MODEL_STANDARD: 'openai:gpt-test', MODEL_PREMIUM: 'openai:gpt-test', OPENAI_BASE_URL: `${model.url}/v1`, OPENAI_API_KEY: 'sk-test' }),
-      );
-      api = await startTestApi({ config, logger: log.logger });
-      worker = await startInProcessWorker(config);
-      ({ apiKey } = await api.newWorkspace({ credits: 100 }));
-      ws = new Service({ apiKey, baseURL: api.baseURL });
-    });
-    after(async () => {
-      await worker?.stop();
-      await api?.stop();
-      await model?.close();
+      ({ ws, apiKey } = await stack.workspace(100));
     });
 
     it("a provider's error body is not in the turn's error event: a plain message naming the turn", async () => {

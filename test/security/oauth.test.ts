@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config/env';
 import { secretBoxFromConfig } from '../../config/secret-box';
 import { createCredentialSource } from '../../infra/credential-source';
-import { freePort } from '../../infra/temporal-dev-server';
 import type { AgentHandle, CreateAgentFields } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
 import { consentAs, CookieJar, type OidcServer, startOidcServer } from '../support/oidc-server';
 import { expectFailure, newSdkWorkspace, type SdkWorkspace } from '../support/sdk';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /**
  * OAuth connections against a real OpenID Connect server (oidc-provider, in this process): the
@@ -22,36 +19,29 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('OAuth connections and end users against a real OIDC server', function () {
   this.timeout(120_000);
   let oidc: OidcServer;
-  let api: TestApi;
-  let config: Config;
-  let worker: { stop(): Promise<void> };
-
-  before(async () => {
-    const port = await freePort();
-    const baseURL = `http://127.0.0.1:${port}`;
-    oidc = await startOidcServer({ redirectUri: `${baseURL}/v1/oauth/callback`, accessTokenTtlSeconds: ACCESS_TTL_SECONDS });
-    config = isolatedConfig(
-      isolatedEnv({
-        PUBLIC_BASE_URL: baseURL,
+  const stack = useIsolatedStack({
+    worker: 'inline',
+    publicBaseURL: true,
+    // The OIDC server first: its redirect URI is the API's, and the env names the server.
+    env: async ({ baseURL }) => {
+      oidc = await startOidcServer({ redirectUri: `${baseURL}/v1/oauth/callback`, accessTokenTtlSeconds: ACCESS_TTL_SECONDS });
+      return {
         OAUTH_PROVIDERS: JSON.stringify({ acme: oidc.providerConfig() }),
         // Refresh only once a token has expired, so the test sees an expired token being replaced.
         OAUTH_REFRESH_MARGIN_SECONDS: '0',
         // The HTTP tool calls the provider's userinfo endpoint on this machine.
         OUTBOUND_ALLOW_PRIVATE: '127.0.0.1/32',
-      }),
-    );
-    api = await startTestApi({ config, port });
-    worker = await startInProcessWorker(config);
+      };
+    },
   });
   after(async () => {
-    await worker?.stop();
-    await api?.stop();
     await oidc?.close();
   });
+  const { api } = stack;
 
   /** Reads the stored tokens as a tool would, without refreshing them. */
   const storedTokens = async (workspaceId: string, agentId: string, conversationId = '') => {
-    const source = createCredentialSource({ db: api.db, repos: api.repos, box: secretBoxFromConfig(config), providers: {}, refreshMarginSeconds: 0 });
+    const source = createCredentialSource({ db: api.db, repos: api.repos, box: secretBoxFromConfig(stack.config), providers: {}, refreshMarginSeconds: 0 });
     return (await source.load({ workspaceId, agentId, conversationId })).connections.acme;
   };
 
@@ -79,16 +69,16 @@ describe('OAuth connections and end users against a real OIDC server', function 
     const { agent, ws } = await agentWith(whoami('fixed'));
     const { url } = await agent.authorize('acme');
     // The link is our start step; it sends the browser on to the provider.
-    assert.equal(new URL(url).origin + new URL(url).pathname, `${config.baseURL}/v1/oauth/start`);
+    assert.equal(new URL(url).origin + new URL(url).pathname, `${stack.config.baseURL}/v1/oauth/start`);
     const startRes = await fetch(url, { redirect: 'manual' });
     assert.equal(startRes.status, 302);
     const consent = new URL(startRes.headers.get('location') ?? '');
     assert.equal(consent.origin, oidc.issuer);
     assert.equal(consent.searchParams.get('code_challenge_method'), 'S256');
     assert.ok(consent.searchParams.get('code_challenge'));
-    assert.equal(consent.searchParams.get('redirect_uri'), `${config.baseURL}/v1/oauth/callback`);
+    assert.equal(consent.searchParams.get('redirect_uri'), `${stack.config.baseURL}/v1/oauth/callback`);
 
-    const done = await consentAs(url, 'ada', config.baseURL);
+    const done = await consentAs(url, 'ada', stack.config.baseURL);
     assert.equal(done.status, 200, done.page);
     assert.match(done.page, /Connected/);
     assert.match(done.page, /ada@example\.test/);
@@ -113,7 +103,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
     // A state past its expiry: refused too, and nothing is stored.
     const second = await agent.authorize('acme');
     await api.db('oauth_states').where({ workspace_id: (await ws.get()).id }).whereNull('used_at').update({ expires_at: api.db.raw("now() - interval '1 second'") });
-    const late = await consentAs(second.url, 'mallory', config.baseURL);
+    const late = await consentAs(second.url, 'mallory', stack.config.baseURL);
     assert.equal(late.status, 400);
     assert.match(late.page, /expired or was already used/);
     assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.accountLabel, 'ada@example.test');
@@ -135,12 +125,12 @@ describe('OAuth connections and end users against a real OIDC server', function 
     assert.match(cookie, /Path=\/v1\/oauth\/callback/);
     const providerUrl = start.headers.get('location') ?? '';
     // Browser B (the attacker's victim, or whoever finds the URL) consents with that URL: refused, nothing stored.
-    const stolen = await consentAs(providerUrl, 'mallory', config.baseURL);
+    const stolen = await consentAs(providerUrl, 'mallory', stack.config.baseURL);
     assert.equal(stolen.status, 400, stolen.page);
     assert.match(stolen.page, /started in another browser/);
     assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.connected, false);
     // The refusal consumed nothing: browser A still completes its own consent.
-    const mine = await consentAs(providerUrl, 'ada', config.baseURL, jarA);
+    const mine = await consentAs(providerUrl, 'ada', stack.config.baseURL, jarA);
     assert.equal(mine.status, 200, mine.page);
     assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.accountLabel, 'ada@example.test');
   });
@@ -148,7 +138,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
   it('an HTTP tool gets a fresh token: after the access token expires it is refreshed, and the provider accepts the new one', async () => {
     const { agent, ws } = await agentWith(whoami('fixed'));
     const workspaceId = (await ws.get()).id;
-    await consentAs((await agent.authorize('acme')).url, 'ada', config.baseURL);
+    await consentAs((await agent.authorize('acme')).url, 'ada', stack.config.baseURL);
     const before = await storedTokens(workspaceId, agent.id);
 
     const conversation = await agent.start();
@@ -174,7 +164,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
   it('a grant revoked at the provider: the refresh is refused and connections() says so; disconnect revokes and forgets', async () => {
     const { agent, ws } = await agentWith(whoami('fixed'));
     const workspaceId = (await ws.get()).id;
-    await consentAs((await agent.authorize('acme')).url, 'ada', config.baseURL);
+    await consentAs((await agent.authorize('acme')).url, 'ada', stack.config.baseURL);
     const tokens = await storedTokens(workspaceId, agent.id);
     const refresh = await oidc.provider.RefreshToken.find(tokens!.refreshToken!);
     const grant = await oidc.provider.Grant.find(refresh!.grantId!);
@@ -189,7 +179,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
     assert.match(acme?.error ?? '', /invalid_grant/);
 
     // Connect again, then disconnect: the provider forgets the grant too.
-    await consentAs((await agent.authorize('acme')).url, 'ada', config.baseURL);
+    await consentAs((await agent.authorize('acme')).url, 'ada', stack.config.baseURL);
     assert.equal((await agent.connections()).find((c) => c.provider === 'acme')?.connected, true);
     const fresh = await storedTokens(workspaceId, agent.id);
     assert.ok(await oidc.provider.RefreshToken.find(fresh!.refreshToken!));
@@ -204,7 +194,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
     const bob = await agent.start({ endUser: { id: 'user-bob' } });
     assert.deepEqual([ada1.ready, bob.ready], [false, false]);
 
-    const done = await consentAs((await ada1.authorize('acme')).url, 'ada', config.baseURL);
+    const done = await consentAs((await ada1.authorize('acme')).url, 'ada', stack.config.baseURL);
     assert.equal(done.status, 200, done.page);
 
     const adaStatus = (await ws.endUser('user-ada').connections()).find((c) => c.provider === 'acme');
@@ -222,7 +212,7 @@ describe('OAuth connections and end users against a real OIDC server', function 
     assert.equal((await bob.connections()).find((c) => c.provider === 'acme')?.connected, false);
 
     // Bob connects his own account; each end user's tool calls use their own.
-    await consentAs((await ws.endUser('user-bob').authorize('acme')).url, 'bob', config.baseURL);
+    await consentAs((await ws.endUser('user-bob').authorize('acme')).url, 'bob', stack.config.baseURL);
     assert.match(await bob.ask('/tool whoami {}'), /bob@example\.test/);
     assert.match(await ada2.ask('/tool whoami {}'), /ada@example\.test/);
 

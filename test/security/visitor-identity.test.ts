@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
-import type { Config } from '../../config/env';
-import { type AgentHandle, Service, signVisitorToken, type WorkspaceClient } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { type AgentHandle, signVisitorToken, type WorkspaceClient } from '../../sdk/src';
 import { call, type ErrorJson } from '../../harness/http';
 import { siteRequest } from '../support/publishing';
 import { collectTurn } from '../support/sse';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /** A local API the agent's HTTP tool calls: it records the credentials each request carried. */
 async function startEchoServer(): Promise<{ url: string; seen: Array<{ authorization?: string; pin?: string }>; close(): Promise<void> }> {
@@ -33,9 +31,6 @@ const ALICE_PIN = `alice-pin-${Math.random().toString(36).slice(2)}`;
  */
 describe('verified visitor identity', function () {
   this.timeout(120_000);
-  let api: TestApi;
-  let config: Config;
-  let worker: { stop(): Promise<void> };
   let echo: Awaited<ReturnType<typeof startEchoServer>>;
   let ws: WorkspaceClient;
   let apiKey: string;
@@ -55,19 +50,21 @@ describe('verified visitor identity', function () {
     return [Number(c?.count), Number(m?.count)];
   };
 
-  before(async () => {
-    echo = await startEchoServer();
-    config = isolatedConfig(
-      isolatedEnv({
+  const stack = useIsolatedStack({
+    worker: 'inline',
+    env: async () => {
+      echo = await startEchoServer();
+      return {
         OUTBOUND_ALLOW_PRIVATE: '127.0.0.1/32',
         // A provider whose consent flow is only started here (its URLs are never followed).
         OAUTH_PROVIDERS: JSON.stringify({ acme: { clientId: 'c', clientSecret: 's', authorizeUrl: `${echo.url}/auth`, tokenUrl: `${echo.url}/token` } }),
-      }),
-    );
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-    ({ apiKey } = await api.newWorkspace({ credits: 1000 }));
-    ws = new Service({ apiKey, baseURL: api.baseURL });
+      };
+    },
+  });
+  const { api } = stack;
+
+  before(async () => {
+    ({ apiKey, ws } = await stack.workspace(1000));
     const created = await ws.agents.create({
       name: 'Account helper',
       role: 'freelancer',
@@ -93,8 +90,6 @@ describe('verified visitor identity', function () {
     await ws.endUser('alice').bind({ secrets: { PIN: ALICE_PIN } });
   });
   after(async () => {
-    await worker?.stop();
-    await api?.stop();
     await echo?.close();
   });
 

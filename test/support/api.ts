@@ -29,7 +29,7 @@ export interface TestApi extends RunningApi {
   stop(): Promise<void>;
 }
 
-interface TestApiOptions {
+export interface TestApiOptions {
   /** Replaces the fixture's config (e.g. other task queues, so turns go to a worker a test controls). */
   config?: Config;
   logger?: Logger;
@@ -98,26 +98,30 @@ export function useTestApi(options: () => TestApiOptions = () => ({})): RunningA
     await running?.stop();
     running = undefined;
   });
-  const api = (): TestApi => {
+  return lazyApi(() => {
     if (!running) throw new Error('useTestApi: the API runs between the before and after hooks of the describe that called useTestApi');
     return running;
-  };
+  });
+}
+
+/** The members of the API `get` returns when each is read: a handle made before the API starts. */
+export function lazyApi(get: () => RunningApi): RunningApi {
   return {
     get baseURL() {
-      return api().baseURL;
+      return get().baseURL;
     },
     get httpsPort() {
-      return api().httpsPort;
+      return get().httpsPort;
     },
     get db() {
-      return api().db;
+      return get().db;
     },
     get repos() {
-      return api().repos;
+      return get().repos;
     },
     get temporal() {
-      return api().temporal;
+      return get().temporal;
     },
-    newWorkspace: (opts) => api().newWorkspace(opts),
+    newWorkspace: (opts) => get().newWorkspace(opts),
   };
 }

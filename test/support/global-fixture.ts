@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../config/env';
 import { createDb, type Db } from '../../db/connect';
 import { migrateLatest } from '../../db/migrate';
@@ -13,6 +12,7 @@ import { recordHistories } from './record-histories';
 import { payloadCodecFromConfig } from '../../infra/payload-codec';
 import { connectTemporalClient } from '../../infra/temporal-connection';
 import { startTestCluster, type TestCluster } from '../../harness/temporal-cluster';
+import { testEnvironment } from '../../harness/test-env';
 
 /**
  * One real PostgreSQL and one real Temporal server for the whole run, plus a worker — started
@@ -69,24 +69,9 @@ export async function mochaGlobalSetup(this: Mocha.Runner): Promise<void> {
   const temporal = await startTemporal(databaseUrl, temporalCliPath);
   if (temporal.uiURL) log(`Temporal UI for this run: ${temporal.uiURL}`);
 
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    TEMPORAL_TASK_QUEUE_PREFIX: `t${randomToken(6)}-`,
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
-    URL_SIGNING_KEY: randomToken(40),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    // Every integration test runs with Temporal payloads encrypted, as production does.
-    PAYLOAD_KEY: randomBytes(32).toString('base64'),
-    // A machine with OPENAI_API_KEY set would otherwise make OpenAI the default model.
-    MODEL_STANDARD: 'local:offline',
-    MODEL_PREMIUM: 'local:offline',
-    // Every test calls from 127.0.0.1, and many use revoked or unknown credentials on purpose; the
-    // per-address failure limit is tested with its own value (refuse-before-work.test.ts).
-    AUTH_FAILURES_PER_ADDRESS: '1000000',
-    // Failed sign-ins of every file count together for 15 minutes; the limit is tested with its own value (password-sign-in.test.ts).
-    SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000000',
-  });
+  const config = loadConfig(
+    testEnvironment({ databaseUrl, temporalAddress: temporal.address, taskQueuePrefix: `t${randomToken(6)}-`, logLevel: 'silent', oneCallerAddress: true }),
+  );
   const db: Db = createDb({ url: databaseUrl, poolMax: 10 });
   await migrateLatest(db);
 

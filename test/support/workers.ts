@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { type Config, loadConfig } from '../../config/env';
 import { createDb } from '../../db/connect';
 import { randomToken } from '../../domain/ids';
 import { createLogger } from '../../infra/logger';
 import { startWorkerFromConfig } from '../../workers/from-config';
 import { spawnCli } from '../../harness/cli';
+import { testEnvironment } from '../../harness/test-env';
 import { type Proc, spawnProcess } from '../../harness/fault-stack';
 import { fixture } from './fixture';
 
@@ -15,22 +15,16 @@ import { fixture } from './fixture';
  */
 export function isolatedEnv(extra: Record<string, string>): Record<string, string> {
   const f = fixture();
-  return {
-    DATABASE_URL: f.databaseUrl,
-    TEMPORAL_ADDRESS: f.temporalAddress,
-    TEMPORAL_TASK_QUEUE_PREFIX: `x${randomToken(8)}-`,
-    URL_SIGNING_KEY: f.config.URL_SIGNING_KEY ?? randomToken(40),
-    // The same key as the fixture: values stored through the test API must open in these workers.
-    SECRETS_KEY: f.config.SECRETS_KEY ?? randomBytes(32).toString('base64'),
-    PAYLOAD_KEY: f.config.PAYLOAD_KEY ?? randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'silent',
-    MODEL_STANDARD: 'local:offline',
-    MODEL_PREMIUM: 'local:offline',
-    // As the fixture's: every test calls from one address (global-fixture.ts).
-    AUTH_FAILURES_PER_ADDRESS: '1000000',
-    SIGN_IN_ATTEMPTS_PER_ADDRESS: '1000000',
-    ...extra,
-  };
+  return testEnvironment({
+    databaseUrl: f.databaseUrl,
+    temporalAddress: f.temporalAddress,
+    taskQueuePrefix: `x${randomToken(8)}-`,
+    // The fixture's keys: values stored through the test API must open in these workers.
+    keys: f.config,
+    logLevel: 'silent',
+    oneCallerAddress: true,
+    extra,
+  });
 }
 
 export function isolatedConfig(env: Record<string, string>): Config {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Service, type TurnEvent } from '../../sdk/src';
-import { type RunningApi, startTestApi, type TestApi, useTestApi } from '../support/api';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { type RunningApi, useTestApi } from '../support/api';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /** A local server counting its requests; optionally redirecting every request to `redirectTo`. */
 async function localServer(host: string, redirectTo?: string) {
@@ -95,20 +95,14 @@ describe('outbound safety: private addresses are refused by default, redirects i
   });
 
   describe('with OUTBOUND_ALLOW_PRIVATE naming one host', () => {
-    let api: TestApi;
-    let worker: { stop(): Promise<void> };
+    const { api } = useIsolatedStack({ worker: 'inline', env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.2/32' } });
     let internal: Awaited<ReturnType<typeof localServer>>;
     let allowed: Awaited<ReturnType<typeof localServer>>;
     before(async () => {
       internal = await localServer('127.0.0.1');
       allowed = await localServer('127.0.0.2', internal.url);
-      const config = isolatedConfig(isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.2/32' }));
-      api = await startTestApi({ config });
-      worker = await startInProcessWorker(config);
     });
     after(async () => {
-      await worker.stop();
-      await api.stop();
       await Promise.all([internal.close(), allowed.close()]);
     });
 

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Service, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import type { TurnEvent } from '../../sdk/src';
 import { capturingLogger } from '../support/capture-log';
 import { historyText } from '../support/history';
 import { startEverything, type EverythingServer } from '../support/mcp-everything';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 const SECRET = 'sk_live_7d2f9a0c4b8e1f36a5d7';
 
@@ -44,39 +41,30 @@ const toolLog = (events: TurnEvent[]) =>
 
 describe('HTTP tools and MCP servers with secrets, through a scripted model', function () {
   this.timeout(60_000);
-  let model: ModelServer;
+  const log = capturingLogger();
+  const stack = useIsolatedStack({
+    model: 'openai',
+    // Its own process, logging at trace: its output is searched for the secret too.
+    worker: 'process',
+    // The tests' servers listen on loopback, which is refused unless the operator allows it.
+    env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', LOG_LEVEL: 'trace' },
+    api: () => ({ logger: log.logger }),
+  });
+  const { api, model } = stack;
   let orders: Awaited<ReturnType<typeof startOrdersApi>>;
   let mcpHttp: EverythingServer;
   let mcpSse: EverythingServer;
-  let api: TestApi;
-  let worker: Awaited<ReturnType<typeof spawnWorker>>;
-  const log = capturingLogger();
 
   before(async () => {
     // The MCP server's environment holds the secret, so its get-env tool returns it: results must be masked.
-    [model, orders, mcpHttp, mcpSse] = await Promise.all([startOpenAIServer(), startOrdersApi(), startEverything('http', { LEAKY_TOKEN: SECRET }), startEverything('sse')]);
-    const env = isolatedEnv({
-        MODEL_STANDARD: 'openai:gpt-test',
-        MODEL_PREMIUM: 'openai:gpt-test',
-        OPENAI_BASE_URL: `${model.url}/v1`,
-        OPENAI_API_KEY: 'sk-test',
-        // The tests' servers listen on loopback, which is refused unless the operator allows it.
-        OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8',
-        LOG_LEVEL: 'trace',
-      });
-    api = await startTestApi({ config: isolatedConfig(env), logger: log.logger });
-    // Its own process, logging at trace: its output is searched for the secret too.
-    worker = await spawnWorker(env);
+    [orders, mcpHttp, mcpSse] = await Promise.all([startOrdersApi(), startEverything('http', { LEAKY_TOKEN: SECRET }), startEverything('sse')]);
   });
   after(async () => {
-    worker?.kill('SIGTERM');
-    await api?.stop();
-    await Promise.all([model?.close(), orders?.close(), mcpHttp?.stop(), mcpSse?.stop()]);
+    await Promise.all([orders?.close(), mcpHttp?.stop(), mcpSse?.stop()]);
   });
 
   async function agentWithTools() {
-    const { apiKey } = await api.newWorkspace({ credits: 100 });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, apiKey } = await stack.workspace(100);
     const agent = await ws.agents.create({
       name: 'Orders',
       secrets: [{ name: 'ORDERS_TOKEN', scope: 'fixed', required: true }],
@@ -196,11 +184,11 @@ describe('HTTP tools and MCP servers with secrets, through a scripted model', fu
       JSON.stringify(events),
       await replay.text(),
       log.text(),
-      worker.output(),
+      stack.worker.output(),
       await historyText(api.temporal, `turn-${turnId}`),
     ];
     assert.ok(log.text().length > 0, 'the API logged');
-    assert.ok(worker.output().length > 0, 'the worker logged');
+    assert.ok(stack.worker.output().length > 0, 'the worker logged');
     for (const [i, text] of everything.entries()) assert.ok(!text.includes(SECRET), `the secret leaked in source #${i}`);
     const rows = await api.db('turn_events').where({ turn_id: turnId });
     assert.ok(!JSON.stringify(rows).includes(SECRET));

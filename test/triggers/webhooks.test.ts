@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { Service, type Webhook } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import type { Service, Webhook } from '../../sdk/src';
 import { call, type ErrorJson } from '../../harness/http';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 interface Delivery {
   headers: Record<string, string>;
@@ -36,24 +35,16 @@ async function receiver(statuses: number[]) {
 /** Webhook triggers: inbound URLs start runs; results are delivered signed to the trigger's `url`. */
 describe('webhooks', function () {
   this.timeout(90_000);
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
-  let apiKey: string;
+  // Loopback receivers are allowed as tools' HTTP is (OUTBOUND_ALLOW_PRIVATE); retries are quick; payloads small.
+  const stack = useIsolatedStack({
+    worker: 'inline',
+    env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', WEBHOOK_RETRY_INITIAL_MS: '200', WEBHOOK_BODY_LIMIT_BYTES: '4096', LOCAL_MODEL_DELAY_MS: '0' },
+  });
+  const { api } = stack;
   let ws: Service;
 
   before(async () => {
-    // Loopback receivers are allowed as tools' HTTP is (OUTBOUND_ALLOW_PRIVATE); retries are quick; payloads small.
-    const config = isolatedConfig(
-      isolatedEnv({ OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', WEBHOOK_RETRY_INITIAL_MS: '200', WEBHOOK_BODY_LIMIT_BYTES: '4096', LOCAL_MODEL_DELAY_MS: '0' }),
-    );
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-    ({ apiKey } = await api.newWorkspace({ credits: 1000 }));
-    ws = new Service({ apiKey, baseURL: api.baseURL });
-  });
-  after(async () => {
-    await worker?.stop();
-    await api?.stop();
+    ({ ws } = await stack.workspace(1000));
   });
 
   const path = (hook: Webhook) => new URL(hook.url).pathname;

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { type Approval, Service, ServiceError, type Turn, type TurnEvent } from '../../sdk/src';
-import { kill, type Proc } from '../../harness/fault-stack';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
+import { kill } from '../../harness/fault-stack';
 import type { ModelServer, ScriptedResponse } from '../../harness/model-servers/scripted-server';
 import { freePort } from '../../infra/temporal-dev-server';
-import { startTestApi, type TestApi } from '../support/api';
 import { refundTool, startRefunds } from '../support/refunds';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, spawnApi, spawnWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
+import { spawnApi } from '../support/workers';
 
 type ApprovalEvent = Extract<TurnEvent, { type: 'approval' }>;
 const approvalsOf = (events: TurnEvent[]) => events.filter((e): e is ApprovalEvent => e.type === 'approval');
@@ -28,31 +27,15 @@ function toolResultsSent(model: ModelServer): string[] {
  */
 describe('tool calls a person approves', function () {
   this.timeout(180_000);
-  let model: ModelServer;
+  const stack = useIsolatedStack({ model: 'openai', worker: 'process', env: { OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8', TURN_TIMEOUT_MS: '8000' } });
+  const { api, model } = stack;
   let refunds: Awaited<ReturnType<typeof startRefunds>>;
-  let env: Record<string, string>;
-  let api: TestApi;
-  let worker: Proc;
 
   before(async () => {
-    [model, refunds] = await Promise.all([startOpenAIServer(), startRefunds()]);
     model.defaultResponse = { text: 'Nothing more to do.' };
-    env = isolatedEnv({
-      MODEL_STANDARD: 'openai:gpt-test',
-      MODEL_PREMIUM: 'openai:gpt-test',
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8',
-      TURN_TIMEOUT_MS: '8000',
-    });
-    api = await startTestApi({ config: isolatedConfig(env) });
-    worker = await spawnWorker(env);
+    refunds = await startRefunds();
   });
-  after(async () => {
-    await kill(worker);
-    await api?.stop();
-    await Promise.all([model?.close(), refunds?.close()]);
-  });
+  after(() => refunds?.close());
 
   async function refundAgent(baseURL: string, approvalTimeoutMs?: number) {
     const { apiKey, workspace } = await api.newWorkspace({ credits: 100 });
@@ -80,7 +63,7 @@ describe('tool calls a person approves', function () {
 
   it('waits across a worker SIGKILL and an API restart holding no activity, is approved, and ends with one done', async () => {
     const port = await freePort();
-    const apiEnv = { ...env, PORT: String(port) };
+    const apiEnv = { ...stack.env, PORT: String(port) };
     let apiProc = await spawnApi(apiEnv);
     try {
       const { conversation } = await refundAgent(`http://127.0.0.1:${port}`);
@@ -95,8 +78,8 @@ describe('tool calls a person approves', function () {
       assert.equal(described.raw.pendingActivities?.length ?? 0, 0);
       assert.equal((await api.db('turns').where({ id: turn.id }).first()).status, 'running');
 
-      await kill(worker);
-      worker = await spawnWorker(env);
+      await stack.killWorkers();
+      await stack.startWorker();
       await kill(apiProc);
       apiProc = await spawnApi(apiEnv);
       // Past the 8 s turn deadline: the wait does not count against it.

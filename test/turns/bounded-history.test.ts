@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { Service } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import type { Service } from '../../sdk/src';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 /** The budget of this test: small, so 300 earlier turns are far over it. */
 const BUDGET_TOKENS = 2000;
@@ -23,33 +20,17 @@ const textOf = (m: WireMessage | undefined) =>
 
 describe('Bounded history: a model step sends a window of the conversation', function () {
   this.timeout(90_000);
-  let model: ModelServer;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  // Standard runs the offline model, premium the OpenAI wire server: both under the same small budget.
+  const stack = useIsolatedStack({
+    model: 'openai',
+    worker: 'inline',
+    env: { MODEL_STANDARD: 'local:offline', LOCAL_MODEL_DELAY_MS: '0', HISTORY_TOKENS_STANDARD: String(BUDGET_TOKENS), HISTORY_TOKENS_PREMIUM: String(BUDGET_TOKENS) },
+  });
+  const { api, model } = stack;
   let ws: Service;
 
   before(async () => {
-    model = await startOpenAIServer();
-    // Standard runs the offline model, premium the OpenAI wire server: both under the same small budget.
-    const env = isolatedEnv({
-      MODEL_STANDARD: 'local:offline',
-      MODEL_PREMIUM: 'openai:gpt-test',
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      LOCAL_MODEL_DELAY_MS: '0',
-      HISTORY_TOKENS_STANDARD: String(BUDGET_TOKENS),
-      HISTORY_TOKENS_PREMIUM: String(BUDGET_TOKENS),
-    });
-    const config = isolatedConfig(env);
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-    const { apiKey } = await api.newWorkspace({ credits: 1000 });
-    ws = new Service({ apiKey, baseURL: api.baseURL });
-  });
-  after(async () => {
-    await worker?.stop();
-    await api?.stop();
-    await model?.close();
+    ({ ws } = await stack.workspace(1000));
   });
 
   /** A conversation with `TURNS` earlier turns, written straight to its message log. */

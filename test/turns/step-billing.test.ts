@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
-import { Service, type TurnEvent } from '../../sdk/src';
+import type { TurnEvent } from '../../sdk/src';
 import { TokenCounter } from '../../activities/model/token-count';
-import { startTestApi, type TestApi } from '../support/api';
 import { call, type ErrorJson } from '../../harness/http';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer, ScriptedResponse } from '../../harness/model-servers/scripted-server';
+import type { ScriptedResponse } from '../../harness/model-servers/scripted-server';
 import { waitFor } from '../support/wait';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
 
 const WORDS = ['the', 'parcel', 'left', 'our', 'warehouse', 'on', 'monday', 'and', 'should', 'arrive', 'by', 'thursday', 'morning,', 'weather', 'permitting.'];
 /** A 400-word reply to a one-line question: output dominates the bill, as in a long answer. */
 const LONG_REPLY = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length]).join(' ');
+
+/** Premium agents on the slow offline model; a turn reserves 1 credit; one running turn per workspace. */
+const ENV = { MODEL_PREMIUM: 'local:offline', LOCAL_MODEL_DELAY_MS: '100', TURN_RESERVE_CREDITS: '1', WORKSPACE_RUNNING_TURNS_MAX: '1' };
 
 /**
  * Credits that cannot be gamed (issue 32, item 4) and one admission for every turn (item 5):
@@ -21,31 +22,11 @@ const LONG_REPLY = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length]
  */
 describe('credits follow consumption, step by step', function () {
   this.timeout(120_000);
-  let server: ModelServer;
-  let api: TestApi;
-  let worker: { stop(): Promise<void> };
+  const stack = useIsolatedStack({ model: 'openai', worker: 'inline', env: ENV });
+  const { api, model: server, workspace } = stack;
   let tokens: TokenCounter;
-
-  before(async () => {
-    server = await startOpenAIServer();
+  before(() => {
     tokens = new TokenCounter();
-    const env = isolatedEnv({
-      MODEL_STANDARD: 'openai:gpt-test',
-      MODEL_PREMIUM: 'local:offline',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      LOCAL_MODEL_DELAY_MS: '100',
-      TURN_RESERVE_CREDITS: '1',
-      WORKSPACE_RUNNING_TURNS_MAX: '1',
-    });
-    const config = isolatedConfig(env);
-    api = await startTestApi({ config });
-    worker = await startInProcessWorker(config);
-  });
-  after(async () => {
-    await api?.stop();
-    await worker?.stop();
-    await server?.close();
   });
 
   /** A reply as the provider streams and bills it: its text, and usage counted by the tokenizer. */
@@ -55,10 +36,6 @@ describe('credits follow consumption, step by step', function () {
     ...extra,
   });
 
-  async function workspace(credits = 100) {
-    const { apiKey, workspace } = await api.newWorkspace({ credits });
-    return { apiKey, workspaceId: workspace.id, ws: new Service({ apiKey, baseURL: api.baseURL }) };
-  }
   /** Each step says something and writes a file, and costs 1.5 credits (1000 + 500 tokens at 1 credit per 1000). */
   const STEP_COST = 1.5;
   /** The events of a turn whose model never stops calling tools (it would run TURN_MAX_STEPS = 12 steps). */

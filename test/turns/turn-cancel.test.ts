@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { Service, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
+import { type RunningApi, startTestApi, type TestApi } from '../support/api';
 import { call, type ErrorJson } from '../../harness/http';
 import { collectTurn } from '../support/sse';
-import { isolatedConfig, isolatedEnv, startInProcessWorker } from '../support/workers';
+import { useIsolatedStack } from '../support/isolated-stack';
+import { isolatedConfig } from '../support/workers';
 
 const LONG = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 const WRITE = '/tool files_write {"path":"notes.md","content":"hello"}';
@@ -14,24 +15,19 @@ const WRITE = '/tool files_write {"path":"notes.md","content":"hello"}';
  */
 describe('cancellable, bounded turns and honest billing', function () {
   this.timeout(60_000);
-  let api: TestApi;
+  const stack = useIsolatedStack({ worker: 'inline', env: { LOCAL_MODEL_DELAY_MS: '150' } });
+  const { api } = stack;
   /** Same worker, shorter limits: a 1.5 s deadline and one model step per turn. */
   let tight: TestApi;
-  let worker: { stop(): Promise<void> };
 
   before(async () => {
-    const env = isolatedEnv({ LOCAL_MODEL_DELAY_MS: '150' });
-    worker = await startInProcessWorker(isolatedConfig(env));
-    api = await startTestApi({ config: isolatedConfig(env) });
-    tight = await startTestApi({ config: isolatedConfig({ ...env, TURN_TIMEOUT_MS: '1500', TURN_MAX_STEPS: '1' }) });
+    tight = await startTestApi({ config: isolatedConfig({ ...stack.env, TURN_TIMEOUT_MS: '1500', TURN_MAX_STEPS: '1' }) });
   });
   after(async () => {
-    await tight.stop();
-    await api.stop();
-    await worker.stop();
+    await tight?.stop();
   });
 
-  async function setup(on: TestApi = api, credits = 100) {
+  async function setup(on: RunningApi = api, credits = 100) {
     const { apiKey, workspace } = await on.newWorkspace({ credits });
     const ws = new Service({ apiKey, baseURL: on.baseURL });
     const agent = await ws.agents.create({ name: 'Writer', filesystem: 'drive', tools: ['files.write'] });

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { Service, type TurnEvent } from '../../sdk/src';
-import { startTestApi, type TestApi } from '../support/api';
-import { startOpenAIServer } from '../../harness/model-servers/openai-server';
-import type { ModelServer } from '../../harness/model-servers/scripted-server';
-import { isolatedConfig, isolatedEnv, spawnWorker } from '../support/workers';
+import type { TurnEvent } from '../../sdk/src';
+import { useIsolatedStack } from '../support/isolated-stack';
 import { shownText } from '../support/sse';
 
 const REPLY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
@@ -16,39 +12,14 @@ const REPLY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
  */
 describe('turn recovery after a worker is killed mid-stream', function () {
   this.timeout(120_000);
-  let server: ModelServer;
-  let api: TestApi;
-  let env: Record<string, string>;
-  const workers: ChildProcess[] = [];
-
-  before(async () => {
-    server = await startOpenAIServer();
-    env = isolatedEnv({
-      MODEL_STANDARD: 'openai:gpt-test',
-      MODEL_PREMIUM: 'openai:gpt-test',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test',
-      MODEL_HEARTBEAT_TIMEOUT_MS: '2000',
-      MODEL_RETRY_INITIAL_MS: '100',
-    });
-    api = await startTestApi({ config: isolatedConfig(env) });
-  });
-  after(async () => {
-    killAll();
-    await api.stop();
-    await server.close();
-  });
-
-  function killAll() {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-  }
+  const stack = useIsolatedStack({ model: 'openai', worker: 'none', env: { MODEL_HEARTBEAT_TIMEOUT_MS: '2000', MODEL_RETRY_INITIAL_MS: '100' } });
+  const { api, model: server } = stack;
 
   async function killMidStream(second: { text: string }) {
-    const { apiKey, workspace } = await api.newWorkspace({ credits: 50 });
-    const ws = new Service({ apiKey, baseURL: api.baseURL });
+    const { ws, workspaceId } = await stack.workspace(50);
     const conv = await (await ws.agents.create({ name: 'Crash test' })).start();
-    killAll(); // only the worker started here may pick up this turn
-    workers.push(await spawnWorker(env));
+    await stack.killWorkers(); // only the worker started here may pick up this turn
+    await stack.startWorker();
     server.enqueue({ text: REPLY, chunkDelayMs: 80 }, { text: second.text, chunkDelayMs: 5 });
     const events: TurnEvent[] = [];
     let killed = false;
@@ -56,12 +27,12 @@ describe('turn recovery after a worker is killed mid-stream', function () {
       events.push(e);
       if (!killed && e.type === 'text') {
         killed = true;
-        killAll();
-        workers.push(await spawnWorker(env));
+        await stack.killWorkers();
+        await stack.startWorker();
       }
     }
     const turnId = events[0]?.type === 'start' ? events[0].turnId : '';
-    return { events, conv, turnId, workspaceId: workspace.id };
+    return { events, conv, turnId, workspaceId };
   }
 
   it('the replacement worker finishes the turn: one assistant message, one debit, seamless text', async () => {
