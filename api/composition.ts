@@ -39,6 +39,7 @@ import { approvalRoutes } from './routes/approvals';
 import { auditRoutes } from './routes/audit';
 import { codecRoutes } from './routes/codec';
 import { conversationFileRoutes } from './routes/conversation-files';
+import { conversationSearchRoutes } from './routes/conversation-search';
 import { conversationRoutes } from './routes/conversations';
 import { credentialRoutes } from './routes/credentials';
 import { endUserRoutes } from './routes/end-users';
@@ -187,7 +188,9 @@ export function composeRoutes(deps: ApiDeps, directory: DomainDirectory, limits:
     onReadError: (err: unknown) => deps.logger.debug({ err }, 'a turn stream read failed; retrying'),
     opened: () => deps.metrics.streamOpened(),
   };
-  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation, access: new ConversationAccess(deps.db) });
+  const access = new ConversationAccess(deps.db);
+  conversationRoutes(r, conversations, { repos: deps.repos, hub: deps.hub, stream, cancellation, access });
+  conversationSearchRoutes(r, { repos: deps.repos, access });
   const approvals = new ApprovalsService({ repos: deps.repos, temporal: deps.temporal });
   approvalRoutes(r, approvals);
   const oauth = new OAuthService({

@@ -34,6 +34,7 @@ import * as m031 from './migrations/031_audit_log';
 import * as m032 from './migrations/032_end_user_erasure';
 import * as m033 from './migrations/033_oidc_sign_in';
 import * as m034 from './migrations/034_turn_lifecycle_sql';
+import * as m035 from './migrations/035_conversation_search';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -81,6 +82,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['032_end_user_erasure', m032],
   ['033_oidc_sign_in', m033],
   ['034_turn_lifecycle_sql', m034],
+  ['035_conversation_search', m035],
 ];
 
 const source: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -2,7 +2,8 @@ import { roleAllows, type Actor } from './roles';
 
 /**
  * Who may use a conversation through the workspace API (docs/security.md: Roles) — the one rule,
- * applied by services/conversation-access.ts to every route that names a conversation or a turn:
+ * applied by services/conversation-access.ts to every route that names a conversation or a turn
+ * (and, as the same condition in SQL, `readableFilter`, to the workspace-wide search):
  *
  * - reading (the conversation, its messages, its turns' events): `reviewer` and above read every
  *   conversation; a `viewer` reads only the project (teammate) conversations they started, and

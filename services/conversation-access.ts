@@ -36,10 +36,36 @@ export class ConversationAccess {
     }
   }
 
+  /**
+   * The same rule as a condition on the conversations a list reads (`column`: the list's
+   * conversation id, e.g. `conv.id` — not an alias `c`, which the lineage query uses), or
+   * undefined when the caller reads every conversation. A row passes when `mayUseConversation`
+   * would pass it: a project's lineage that the caller started. The first test is only a quick
+   * necessary condition (started by the caller, or delegated), so most rows skip the lineage.
+   */
+  readableFilter(actor: Actor, column: { id: string; startedBy: string; parentTurnId: string }): { sql: string; bindings: Array<string | number> } | undefined {
+    if (mayUseAnyConversation(actor, 'read')) return undefined;
+    return {
+      sql: `(${column.startedBy} = ? or ${column.parentTurnId} is not null)
+        and exists (select 1 from (${lineageSql(`select ${column.id}`)}) l where l.in_project and l.started_by_caller)`,
+      bindings: [actor.id, MAX_DELEGATION_DEPTH, actor.id],
+    };
+  }
+
   /** Whether the conversation is a project's, and whether it or a conversation that delegated to it was started by the caller. */
   private async lineage(actor: Actor, start: string, bindings: string[]): Promise<Lineage | undefined> {
-    const result = await this.db.raw<{ rows: Lineage[] }>(
-      `with recursive up(id, project_id, started_by, parent_turn_id, depth) as (
+    const result = await this.db.raw<{ rows: Lineage[] }>(lineageSql(start), [...bindings, MAX_DELEGATION_DEPTH, actor.id]);
+    return result.rows[0];
+  }
+}
+
+/**
+ * One row (`in_project`, `started_by_caller`) for the conversation `start` selects, walking up its
+ * delegations; no row when there is no such conversation. Bindings after `start`'s own: the
+ * depth limit, then the caller's id.
+ */
+function lineageSql(start: string): string {
+  return `with recursive up(id, project_id, started_by, parent_turn_id, depth) as (
          select c.id, c.project_id, c.started_by, c.parent_turn_id, 0 from conversations c where c.id = (${start})
          union all
          select p.id, p.project_id, p.started_by, p.parent_turn_id, up.depth + 1
@@ -47,9 +73,5 @@ export class ConversationAccess {
           where up.depth < ?
        )
        select bool_or(project_id is not null) as in_project, coalesce(bool_or(started_by = ?), false) as started_by_caller
-         from up having count(*) > 0`,
-      [...bindings, MAX_DELEGATION_DEPTH, actor.id],
-    );
-    return result.rows[0];
-  }
+         from up having count(*) > 0`;
 }

@@ -17,7 +17,7 @@ import type { ProjectConversation } from '../domain/project-conversation';
 import { REQUEST_ID_KEY } from '../domain/request-id';
 import { type TurnInput, type TurnLimits, turnWorkflowId } from '../domain/runs/turn';
 import { AgentIdKey, ConversationIdKey, ProjectIdKey, WorkspaceIdKey } from '../domain/runs/search-attributes';
-import { actingEndUser } from '../db/repositories/credentials';
+import { endUserView } from '../db/repositories/credentials';
 import { readSupplied, suppliedView } from '../db/supplied';
 import type { TurnAdmission } from '../turns/admission';
 import { notReady, openTurn } from '../turns/open';
@@ -74,16 +74,7 @@ export class ConversationsService {
       ...(row.ended_at ? { endedAt: iso(row.ended_at) } : {}),
       ...(row.channel ? { channel: row.channel } : {}),
       ...(row.trigger ? { trigger: { kind: row.trigger.kind, index: row.trigger.index } } : {}),
-      ...(row.end_user_id
-        ? {
-            endUser: {
-              id: row.end_user_id,
-              ...(row.end_user_name ? { name: row.end_user_name } : {}),
-              ...(row.end_user_email ? { email: row.end_user_email } : {}),
-              verified: actingEndUser(row) !== null,
-            },
-          }
-        : {}),
+      ...(row.end_user_id ? { endUser: endUserView(row) } : {}),
     };
   }
 

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AuditEntry, AuditEvent, AuditFilters } from '../../domain/audit';
 import { newId } from '../../domain/ids';
 import type { Db } from '../connect';
+import { type KeysetPage, keysetPage } from '../keyset';
 import { iso } from '../rows';
 
 /** A row of `audit_events` as stored (tests read them directly). */
@@ -48,10 +49,7 @@ function toEvent(r: AuditRow): AuditEvent {
 }
 
 /** One page of the log, newest first; `nextCursor` is null on the last one. */
-export interface AuditPage {
-  data: AuditEvent[];
-  nextCursor: string | null;
-}
+export type AuditPage = KeysetPage<AuditEvent>;
 
 /**
  * The audit log (migration 031): rows are appended, listed and, past the retention, pruned —
@@ -109,9 +107,7 @@ export class AuditRepository {
     if (cursor !== undefined) q.andWhere('seq', '<', cursor);
     // One more than asked: whether a next page exists, without a count.
     const rows = await q.orderBy('seq', 'desc').limit(limit + 1).select('*');
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { data: page.map(toEvent), nextCursor: rows.length > limit && last ? String(last.seq) : null };
+    return keysetPage(rows, limit, toEvent, (r) => String(r.seq));
   }
 
   /** Every matching row, newest first, read `batch` rows at a time (an export holds one batch in memory). */

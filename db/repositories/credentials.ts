@@ -27,6 +27,19 @@ export function actingEndUser(c: Pick<ConversationRef, 'end_user_id' | 'channel'
   return c.channel === null || c.visitor_verified ? c.end_user_id : null;
 }
 
+/** A conversation's end user as the API shows it (`AgentConversation.endUser`), or undefined for none. */
+export function endUserView(
+  c: Pick<ConversationRow, 'end_user_id' | 'end_user_name' | 'end_user_email' | 'channel' | 'visitor_verified'>,
+): { id: string; name?: string; email?: string; verified: boolean } | undefined {
+  if (c.end_user_id === null) return undefined;
+  return {
+    id: c.end_user_id,
+    ...(c.end_user_name ? { name: c.end_user_name } : {}),
+    ...(c.end_user_email ? { email: c.end_user_email } : {}),
+    verified: actingEndUser(c) !== null,
+  };
+}
+
 /** The owners whose values a conversation sees besides its agent's: the end user it acts as, then its own (which win). */
 export function conversationOwners(c: ConversationRef): CredentialOwner[] {
   const endUser = actingEndUser(c);

@@ -4,6 +4,7 @@ import { AllowedOriginsRepository } from './allowed-origins';
 import { ApprovalsRepository } from './approvals';
 import { ApiKeysRepository } from './api-keys';
 import { AuditRepository } from './audit';
+import { ConversationSearchRepository } from './conversation-search';
 import { ConversationsRepository } from './conversations';
 import { CredentialsRepository } from './credentials';
 import { CreditsRepository } from './credits';
@@ -45,6 +46,7 @@ export function createRepositories(db: Db) {
     files: new FilesRepository(db),
     knowledgeChunks: new KnowledgeChunksRepository(db),
     conversations: new ConversationsRepository(db),
+    conversationSearch: new ConversationSearchRepository(db),
     turns: new TurnsRepository(db),
     stepUsage: new StepUsageRepository(db),
     credentials: new CredentialsRepository(db),

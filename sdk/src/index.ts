@@ -4,6 +4,7 @@ export { ApprovalHandle } from './approval.js';
 export { ApprovalsResource, type ListApprovalsOptions } from './approvals.js';
 export { attachmentFromBytes } from './attachments.js';
 export { type AuditFilters, AuditResource, type ListAuditOptions } from './audit.js';
+export { type ConversationSearchFilters, ConversationsResource, type SearchConversationsOptions } from './conversations.js';
 export {
   type AgentConversation,
   type AskOptions,
@@ -86,6 +87,7 @@ export type {
 } from './types/eval.js';
 export type { Approval, ApprovalDecision, ApprovalStatus } from './types/approval.js';
 export type { AuditActor, AuditEvent, AuditPage } from './types/audit.js';
+export type { ConversationLastTurn, ConversationSearchPage, ConversationStatus, ConversationSummary } from './types/conversation-search.js';
 export type {
   EndUserErasure,
   EndUserExport,

@@ -4,6 +4,7 @@ import { ApprovalsResource } from './approvals.js';
 import { AuditResource } from './audit.js';
 import { AgentsResource } from './agents.js';
 import { ConversationHandle } from './conversation.js';
+import { ConversationsResource } from './conversations.js';
 import { DomainsResource } from './domains.js';
 import { EndUserHandle } from './end-user.js';
 import { KeysResource } from './keys.js';
@@ -31,6 +32,8 @@ export class WorkspaceClient {
   readonly approvals: ApprovalsResource;
   /** The audit log (owners only): `list({ actor?, action?, target?, since?, until?, cursor?, limit? })` a page at a time, `all(filters)` every row. */
   readonly audit: AuditResource;
+  /** Conversations across agents and projects: `search({ agentId?, version?, projectId?, endUserId?, status?, since?, until?, q?, cursor?, limit? })` a page at a time, `all(filters)` every one. */
+  readonly conversations: ConversationsResource;
   /** API keys with roles (owners only): `create({ name, role })` (the key shown once), `list`, `revoke`. */
   readonly keys: KeysResource;
   /** Members and roles: `list`, `invite({ email, role })` (a one-time link), `update(id, { role })`, `remove`, `resetLink`, `invites`, `revokeInvite`. */
@@ -43,6 +46,7 @@ export class WorkspaceClient {
     this.domains = new DomainsResource(http);
     this.approvals = new ApprovalsResource(http);
     this.audit = new AuditResource(http);
+    this.conversations = new ConversationsResource(http);
     this.keys = new KeysResource(http);
     this.members = new MembersResource(http);
   }

@@ -7,6 +7,7 @@ import * as allowedOriginsDomain from '../../domain/allowed-origins';
 import * as approvalsDomain from '../../domain/approvals';
 import * as auditDomain from '../../domain/audit';
 import * as conversationDomain from '../../domain/conversation';
+import * as conversationSearchDomain from '../../domain/conversation-search';
 import * as credentialsDomain from '../../domain/credentials';
 import * as creditCapDomain from '../../domain/credit-cap';
 import * as customDomainsDomain from '../../domain/custom-domains';
@@ -184,6 +185,11 @@ const rows: Record<string, z.ZodType> = {
   // The audit log.
   AuditEvent: same<sdk.AuditEvent, Out<typeof auditDomain.auditEventSchema>>(auditDomain.auditEventSchema),
 
+  // The workspace-wide conversation search.
+  ConversationSummary: same<sdk.ConversationSummary, Out<typeof conversationSearchDomain.conversationSummarySchema>>(conversationSearchDomain.conversationSummarySchema),
+  ConversationLastTurn: same<sdk.ConversationLastTurn, Out<typeof conversationSearchDomain.conversationLastTurnSchema>>(conversationSearchDomain.conversationLastTurnSchema),
+  ConversationStatus: same<sdk.ConversationStatus, Out<typeof conversationSearchDomain.conversationStatusSchema>>(conversationSearchDomain.conversationStatusSchema),
+
   // Credentials (see ConnectionWire for the one intended difference).
   SecretsInput: same<sdk.SecretsInput, In<typeof credentialsDomain.secretsInputSchema>>(credentialsDomain.secretsInputSchema),
   ConnectionInput: same<ConnectionWire, In<typeof credentialsDomain.connectionInputSchema>>(credentialsDomain.connectionInputSchema),
@@ -247,6 +253,7 @@ const notCompared: Record<string, string> = {
   EvalToolCall: 'an item of EvalCaseResult.toolCalls (compared within it)',
   AuditActor: 'the `actor` field of AuditEvent (compared within it)',
   AuditPage: 'the answer `{ data: AuditEvent[], nextCursor }` of GET /v1/audit, built by the route from AuditEvent (compared)',
+  ConversationSearchPage: 'the answer `{ data: ConversationSummary[], nextCursor }` of GET /v1/conversations, built by the route from ConversationSummary (compared)',
   EvalCheckOutcome: 'an item of EvalCaseResult.checks (compared within it)',
   EvalCaseStatus: 'the `status` field of EvalCaseResult (compared within it)',
   EvalRunSummary: 'the `summary` field of EvalRun (compared within it)',
@@ -292,6 +299,7 @@ const serverOnly: Record<string, string> = {
   approvalIdParam: 'the `:approvalId` path parameter of `ws.approval(id)`',
   auditFiltersSchema: 'the query of ws.audit.all and GET /v1/audit/export; the SDK also takes Date for `since`/`until` (AuditFilters)',
   listAuditQuerySchema: 'the query of ws.audit.list (ListAuditOptions: the filters, `cursor` and `limit`)',
+  searchConversationsQuerySchema: 'the query of ws.conversations.search (SearchConversationsOptions: the filters, `cursor` and `limit`; the SDK also takes Date for `since`/`until`)',
   emailSchema: 'an e-mail address inside the member bodies (a string in the SDK)',
   updateMemberBodySchema: 'the body `{ role }` members.update builds from its argument',
   passwordSignInBodySchema: 'password sign-in is for browsers (the console), not for the SDK, which uses API keys',
@@ -309,6 +317,7 @@ const domainModules = {
   approvals: approvalsDomain,
   audit: auditDomain,
   conversation: conversationDomain,
+  'conversation-search': conversationSearchDomain,
   credentials: credentialsDomain,
   'credit-cap': creditCapDomain,
   'custom-domains': customDomainsDomain,
