@@ -1,6 +1,7 @@
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import type { AuditEvent, AuditPage } from './types/audit.js';
+import { allPages, isoOf } from './pages.js';
 
 /** What `ws.audit.list` and `ws.audit.all` select. */
 export interface AuditFilters extends CallOptions {
@@ -24,8 +25,6 @@ export interface ListAuditOptions extends AuditFilters {
   limit?: number;
 }
 
-const isoOf = (t: Date | string | undefined) => (t instanceof Date ? t.toISOString() : t);
-
 /**
  * The workspace's audit log (`ws.audit`), for owners (any other role: 403 `forbidden`): every
  * change made through the API, sign-ins, invites, keys, deployments — who, what, when, from where.
@@ -47,11 +46,6 @@ export class AuditResource {
 
   /** Every row the filters select, newest first, one page (200 rows) per request as the loop asks for more. */
   async *all(filters: AuditFilters = {}): AsyncGenerator<AuditEvent> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.list({ ...filters, cursor, limit: 200 });
-      yield* page.data;
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
+    yield* allPages((cursor) => this.list({ ...filters, cursor, limit: 200 }));
   }
 }

@@ -1,6 +1,7 @@
 import type { HttpClient } from './http.js';
 import type { CallOptions } from './options.js';
 import type { ConversationSearchPage, ConversationStatus, ConversationSummary } from './types/conversation-search.js';
+import { allPages, isoOf } from './pages.js';
 
 /** What `ws.conversations.search` and `ws.conversations.all` select. */
 export interface ConversationSearchFilters extends CallOptions {
@@ -28,8 +29,6 @@ export interface SearchConversationsOptions extends ConversationSearchFilters {
   limit?: number;
 }
 
-const isoOf = (t: Date | string | undefined) => (t instanceof Date ? t.toISOString() : t);
-
 /**
  * The workspace's conversations across agents and projects (`ws.conversations`). A viewer sees
  * only the conversations they may read; reviewers and above, all of them.
@@ -51,11 +50,6 @@ export class ConversationsResource {
 
   /** Every conversation the filters select, newest first, one page (100) per request as the loop asks for more. */
   async *all(filters: ConversationSearchFilters = {}): AsyncGenerator<ConversationSummary> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.search({ ...filters, cursor, limit: 100 });
-      yield* page.data;
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
+    yield* allPages((cursor) => this.search({ ...filters, cursor, limit: 100 }));
   }
 }
